@@ -1,0 +1,9 @@
+// Umbrella header of the CKernels target: block formats, conversions and kernels.
+#ifndef CKERNELS_H
+#define CKERNELS_H
+
+#include "ck_blocks.h"
+#include "ck_convert.h"
+#include "ck_dequant.h"
+
+#endif

@@ -1,0 +1,133 @@
+import GGUF
+
+/// `quanta inspect PATH [--json]`: header, hyper-parameters, all metadata (long arrays
+/// summarised), the tensor table and totals.
+func runInspect(_ args: [String]) -> Int32 {
+    let json = args.contains("--json")
+    let paths = args.filter { !$0.hasPrefix("--") }
+    guard paths.count == 1 else { return fail("usage: quanta inspect PATH [--json]") }
+    let file: GGUFFile
+    do { file = try GGUFFile(path: paths[0]) } catch { return fail("\(paths[0]): \(error)") }
+    print(json ? inspectJSON(file, path: paths[0]) : inspectText(file, path: paths[0]), terminator: json ? "\n" : "")
+    return 0
+}
+
+private struct Totals {
+    var parameters = 0
+    var bytes = 0
+    var bitsPerWeight: Double { parameters == 0 ? 0 : Double(bytes * 8) / Double(parameters) }
+    init(_ file: GGUFFile) {
+        for t in file.tensors { parameters += t.elementCount; bytes += t.byteCount }
+    }
+}
+
+/// Arrays longer than this are printed as type and length only.
+private let arraySummaryThreshold = 16
+
+private func render(_ value: GGUFValue) -> String {
+    switch value {
+    case let .string(s): return quoted(s)
+    case let .array(a): return render(a)
+    case let .bool(b): return b ? "true" : "false"
+    case let .float32(f): return "\(f)"
+    case let .float64(f): return "\(f)"
+    default: return "\(value.intValue ?? 0)"
+    }
+}
+
+private func render(_ array: GGUFArray) -> String {
+    if array.count > arraySummaryThreshold { return "[\(array.elementType) × \(array.count)]" }
+    switch array {
+    case let .string(a): return "[" + a.map(quoted).joined(separator: ", ") + "]"
+    case let .float32(a): return "\(a)"
+    case let .float64(a): return "\(a)"
+    case let .bool(a): return "\(a)"
+    case let .array(a): return "[" + a.map(render).joined(separator: ", ") + "]"
+    default: return "\(array.intValues ?? [])"
+    }
+}
+
+/// A JSON string literal (also used for human output, so control characters stay visible).
+func quoted(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+private func hyperParameters(_ file: GGUFFile) -> [(String, String)] {
+    guard let arch = file.architecture else { return [] }
+    let keys = ["context_length", "embedding_length", "block_count", "feed_forward_length",
+                "attention.head_count", "attention.head_count_kv", "attention.key_length",
+                "attention.value_length", "rope.freq_base", "attention.sliding_window", "vocab_size"]
+    return keys.compactMap { k in file.metadata["\(arch).\(k)"].map { (k, render($0)) } }
+}
+
+private func inspectText(_ file: GGUFFile, path: String) -> String {
+    let totals = Totals(file)
+    var out = "file: \(path)\n"
+    out += "gguf version: \(file.version), alignment: \(file.alignment), data offset: \(file.dataOffset)\n"
+    out += "architecture: \(file.architecture ?? "(none)")\n"
+    if let name = try? file.string("general.name") { out += "name: \(name)\n" }
+    for (k, v) in hyperParameters(file) { out += "  \(k): \(v)\n" }
+    out += "\nmetadata (\(file.metadataKeys.count) keys):\n"
+    for key in file.metadataKeys { out += "  \(key) = \(render(file.metadata[key]!))\n" }
+    out += "\ntensors (\(file.tensors.count)):\n"
+    let nameWidth = min(48, file.tensors.map(\.name.count).max() ?? 4)
+    out += "  " + pad("name", nameWidth) + "  " + pad("type", 6) + "  " + pad("shape", 20) + "  " + pad("offset", 12) + "  bytes\n"
+    for t in file.tensors {
+        let shape = "[" + t.shape.map(String.init).joined(separator: ", ") + "]"
+        out += "  " + pad(t.name, nameWidth) + "  " + pad(t.type.description, 6) + "  " + pad(shape, 20)
+            + "  " + pad(String(t.offset), 12) + "  \(t.byteCount)\n"
+    }
+    let bpw = (totals.bitsPerWeight * 1000).rounded() / 1000
+    out += "\ntotals: \(file.tensors.count) tensors, \(totals.parameters) parameters, \(totals.bytes) bytes, \(bpw) bits per weight\n"
+    return out
+}
+
+private func pad(_ s: String, _ width: Int) -> String {
+    s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
+}
+
+private func jsonValue(_ value: GGUFValue) -> String {
+    switch value {
+    case let .array(a) where a.count > arraySummaryThreshold:
+        return "{\"type\": \"array\", \"element_type\": \"\(a.elementType)\", \"length\": \(a.count)}"
+    case let .float32(f): return f.isFinite ? "\(f)" : "null"
+    case let .float64(f): return f.isFinite ? "\(f)" : "null"
+    case let .array(a): return jsonArray(a)
+    default: return render(value)
+    }
+}
+
+private func jsonArray(_ array: GGUFArray) -> String {
+    switch array {
+    case let .float32(a): return "[" + a.map { jsonValue(.float32($0)) }.joined(separator: ", ") + "]"
+    case let .float64(a): return "[" + a.map { jsonValue(.float64($0)) }.joined(separator: ", ") + "]"
+    case let .array(a): return "[" + a.map(jsonArray).joined(separator: ", ") + "]"
+    default: return render(array)
+    }
+}
+
+private func inspectJSON(_ file: GGUFFile, path: String) -> String {
+    let totals = Totals(file)
+    let metadata = file.metadataKeys.map { "\(quoted($0)): \(jsonValue(file.metadata[$0]!))" }.joined(separator: ", ")
+    let tensors = file.tensors.map { t in
+        "{\"name\": \(quoted(t.name)), \"type\": \"\(t.type)\", \"shape\": \(t.shape), \"offset\": \(t.offset), \"bytes\": \(t.byteCount)}"
+    }.joined(separator: ", ")
+    return "{\"file\": \(quoted(path)), \"version\": \(file.version), \"alignment\": \(file.alignment), "
+        + "\"architecture\": \(file.architecture.map(quoted) ?? "null"), \"metadata\": {\(metadata)}, "
+        + "\"tensors\": [\(tensors)], \"tensor_count\": \(file.tensors.count), \"parameters\": \(totals.parameters), "
+        + "\"bytes\": \(totals.bytes), \"bits_per_weight\": \(totals.bitsPerWeight)}"
+}

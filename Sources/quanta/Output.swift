@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes to stderr with write(2): unbuffered, and free of the C `stderr` global that Swift 6
+/// treats as shared mutable state.
+func printError(_ text: String) {
+    var text = text
+    text.withUTF8 { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
+}
+
+/// Prints a one-line error to stderr and returns exit code 1.
+func fail(_ message: String) -> Int32 {
+    printError("quanta: error: \(message)\n")
+    return 1
+}

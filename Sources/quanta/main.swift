@@ -1,0 +1,26 @@
+// The `quanta` command line: one subcommand per job; each lives in its own file.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let usage = """
+usage: quanta <command> [options]
+
+commands:
+  inspect PATH [--json]     metadata, tensor table and totals of a GGUF file
+"""
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    printError(usage + "\n")
+    exit(2)
+}
+let rest = Array(arguments.dropFirst())
+switch command {
+case "inspect": exit(runInspect(rest))
+case "-h", "--help", "help":
+    print(usage)
+default:
+    printError("quanta: unknown command \(command)\n\(usage)\n")
+    exit(2)
+}
