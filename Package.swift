@@ -37,5 +37,13 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
+        .testTarget(
+            name: "EngineTests",
+            dependencies: ["Engine", "GGUF", "CKernels"],
+            path: "Tests/EngineTests",
+            exclude: ["Fixtures/make_fixtures.py"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "CLITests", path: "Tests/CLITests"),
     ]
 )
