@@ -30,6 +30,7 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "GGUF", path: "Sources/GGUF"),
         .target(name: "Engine", dependencies: ["CKernels", "GGUF"], path: "Sources/Engine"),
+        .target(name: "Architectures", dependencies: ["Engine", "GGUF"], path: "Sources/Architectures"),
 
         // MARK: - Executables
         .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine"], path: "Sources/quanta"),
@@ -45,5 +46,6 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CLITests", path: "Tests/CLITests"),
+        .testTarget(name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests"),
     ]
 )

@@ -1,0 +1,78 @@
+// Reference transformer ops; see ck_ops.h for shapes and contracts.
+#include <math.h>
+#include "ck_ops.h"
+#include "ck_convert.h"
+
+void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps) {
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) sum += (double)x[i] * (double)x[i];
+    const float scale = 1.0f / sqrtf((float)(sum / (double)n) + eps);
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] * scale * w[i];
+}
+
+void ck_rope(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t pos, float base, int neox) {
+    const float theta_scale = powf(base, -2.0f / (float)n_rot);
+    const int64_t half = n_rot / 2;
+    float theta = (float)pos;
+    for (int64_t i = 0; i < half; i++, theta *= theta_scale) {
+        const float c = cosf(theta), s = sinf(theta);
+        for (int64_t h = 0; h < n_heads; h++) {
+            float *head = x + h * head_dim;
+            const int64_t a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
+            const float x0 = head[a], x1 = head[b];
+            head[a] = x0 * c - x1 * s;
+            head[b] = x0 * s + x1 * c;
+        }
+    }
+}
+
+void ck_swiglu(float *gate, const float *up, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        const float g = gate[i];
+        gate[i] = g / (1.0f + expf(-g)) * up[i];
+    }
+}
+
+void ck_geglu(float *gate, const float *up, int64_t n) {
+    const float sqrt_2_over_pi = 0.79788456080286535587989211986876f;
+    for (int64_t i = 0; i < n; i++) {
+        const float g = gate[i];
+        gate[i] = 0.5f * g * (1.0f + tanhf(sqrt_2_over_pi * g * (1.0f + 0.044715f * g * g))) * up[i];
+    }
+}
+
+void ck_add(float *y, const float *x, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] += x[i];
+}
+
+void ck_scale(float *x, float s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) x[i] *= s;
+}
+
+void ck_fp32_to_fp16_row(const float *x, ck_half *y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = ck_fp32_to_fp16(x[i]);
+}
+
+void ck_attend_head(const float *q, const ck_half *k, const ck_half *v, int64_t kv_stride, int64_t head_dim,
+                    int64_t first, int64_t last, float *scores, float *out) {
+    float max = -INFINITY;
+    for (int64_t p = first; p <= last; p++) {
+        const ck_half *kp = k + p * kv_stride;
+        float dot = 0;
+        for (int64_t d = 0; d < head_dim; d++) dot += q[d] * ck_fp16_to_fp32(kp[d]);
+        scores[p] = dot;
+        if (dot > max) max = dot;
+    }
+    double sum = 0;
+    for (int64_t p = first; p <= last; p++) {
+        scores[p] = expf(scores[p] - max);
+        sum += scores[p];
+    }
+    const float inv = (float)(1.0 / sum);
+    for (int64_t d = 0; d < head_dim; d++) out[d] = 0;
+    for (int64_t p = first; p <= last; p++) {
+        const float w = scores[p] * inv;
+        const ck_half *vp = v + p * kv_stride;
+        for (int64_t d = 0; d < head_dim; d++) out[d] += w * ck_fp16_to_fp32(vp[d]);
+    }
+}

@@ -1,0 +1,78 @@
+import Engine
+import GGUF
+
+/// A loaded decoder-only transformer: immutable weights and hyper-parameters, shareable across
+/// sessions. Per-sequence state (KV cache, activation buffers) lives in `ForwardState`.
+public protocol CausalLanguageModel: AnyObject, Sendable {
+    /// `general.architecture` of the file it came from.
+    var architecture: String { get }
+    var hyperparameters: Hyperparameters { get }
+    /// Runs `tokens` at positions `state.cache.count ..< +tokens.count`, appends them to the
+    /// cache and returns the logits `[logitRows.count][vocabulary]` of the batch rows in
+    /// `logitRows` (relative to `tokens`; empty = none). Batches larger than the state's
+    /// `maxBatch` are split.
+    func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix?
+    /// A fresh state for sequences of up to `contextSize` tokens, prefilled `maxBatch` at a time.
+    func makeState(contextSize: Int, maxBatch: Int) -> ForwardState
+}
+
+/// The numbers that shape a model, read from `<arch>.*` GGUF keys.
+public struct Hyperparameters: Sendable, Equatable {
+    public var vocabulary: Int
+    public var embedding: Int
+    public var layers: Int
+    public var heads: Int
+    public var kvHeads: Int
+    public var headDim: Int
+    public var feedForward: Int
+    public var trainedContext: Int
+    public var rmsEps: Float
+    public var ropeBase: Float
+    /// Rotated dimensions per head (`rope.dimension_count`, default headDim).
+    public var rotaryDims: Int
+}
+
+/// Per-sequence mutable state: the KV cache and the activation buffers of one forward pass.
+public final class ForwardState: @unchecked Sendable {
+    public let cache: KVCache
+    public let maxBatch: Int
+    /// Named activation buffers, allocated once (see each architecture for shapes).
+    var buffers: [String: Matrix] = [:]
+    /// Attention score scratch.
+    var scores: [Float] = []
+
+    init(cache: KVCache, maxBatch: Int) {
+        self.cache = cache
+        self.maxBatch = maxBatch
+    }
+
+    /// The buffer `name` of shape `[maxBatch][columns]`, allocated on first use.
+    func buffer(_ name: String, columns: Int) -> Matrix {
+        if let m = buffers[name] { return m }
+        let m = Matrix(rows: maxBatch, columns: columns)
+        buffers[name] = m
+        return m
+    }
+
+    /// Bytes held by the KV cache and the activation buffers.
+    public var memoryBytes: Int { cache.memoryBytes + buffers.values.reduce(0) { $0 + $1.rows * $1.columns * 4 } }
+}
+
+/// How matmul weights are held at load.
+public enum WeightMode: Sendable, Equatable {
+    /// Dequantized to fp32 and multiplied with OpenBLAS (the float oracle path).
+    case dense
+}
+
+/// Constructors keyed by `general.architecture`.
+let architectureRegistry: [String: @Sendable (GGUFFile, WeightMode) throws(ModelError) -> any CausalLanguageModel] = [
+    "llama": { file, mode throws(ModelError) in try Llama(file: file, weights: mode) },
+    "gemma3": { file, mode throws(ModelError) in try Gemma3(file: file, weights: mode) },
+]
+
+/// Builds the model a GGUF file describes.
+public func loadModel(_ file: GGUFFile, weights: WeightMode = .dense) throws(ModelError) -> any CausalLanguageModel {
+    let arch = file.architecture ?? "(none)"
+    guard let make = architectureRegistry[arch] else { throw .unsupportedArchitecture(arch) }
+    return try make(file, weights)
+}

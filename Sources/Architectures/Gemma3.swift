@@ -1,0 +1,146 @@
+// Gemma 3 decoder (text part), following llama.cpp's `gemma3` graph (iSWA variant):
+// - token embeddings scaled by √embedding;
+// - per block: RMSNorm → Q/K/V → per-head RMSNorm of Q and K (QK-norm) → NEOX rotary → Q scaled
+//   by 1/√headDim → attention (sliding window on local layers, full on every 6th) → Wo →
+//   post-attention RMSNorm → residual; RMSNorm → GELU(tanh)-gated FFN → post-FFN RMSNorm → residual;
+// - local layers use rope base 10000, global layers `gemma3.rope.freq_base`;
+// - final RMSNorm and the output head tied to the token embedding.
+// Norm weights in GGUF already include Gemma's "+1", so they are used as stored.
+import Engine
+import GGUF
+
+public final class Gemma3: BatchedForward, @unchecked Sendable {
+    public let architecture = "gemma3"
+    public let hyperparameters: Hyperparameters
+    /// Tokens a local (sliding-window) layer can see, itself included.
+    public let slidingWindow: Int
+    /// Every `globalLayerPeriod`-th layer (index % period == period − 1) attends to everything.
+    let globalLayerPeriod = 6
+    /// Rope base of the sliding-window layers (fixed by the architecture, not stored in GGUF).
+    let localRopeBase: Float = 10_000
+
+    struct Layer {
+        let attentionNorm: [Float]            // [embedding]
+        let query: any LinearWeight           // embedding → heads·headDim
+        let key: any LinearWeight             // embedding → kvHeads·headDim
+        let value: any LinearWeight           // embedding → kvHeads·headDim
+        let queryNorm: [Float]                // [headDim]
+        let keyNorm: [Float]                  // [headDim]
+        let attentionOutput: any LinearWeight // heads·headDim → embedding
+        let postAttentionNorm: [Float]        // [embedding]
+        let ffnNorm: [Float]                  // [embedding]
+        let gate: any LinearWeight            // embedding → feedForward
+        let up: any LinearWeight              // embedding → feedForward
+        let down: any LinearWeight            // feedForward → embedding
+        let postFFNNorm: [Float]              // [embedding]
+        let isGlobal: Bool
+    }
+
+    let tokenEmbedding: EmbeddingTable
+    let layers: [Layer]
+    let outputNorm: [Float]
+    let output: any LinearWeight
+
+    init(file: GGUFFile, weights mode: WeightMode) throws(ModelError) {
+        let w = WeightLoader(file: file, arch: "gemma3", mode: mode)
+        let embedding = try w.int("embedding_length")
+        let heads = try w.int("attention.head_count")
+        let headDim = try w.int("attention.key_length", default: embedding / heads)
+        guard try w.int("attention.value_length", default: headDim) == headDim else {
+            throw .badHyperparameter(key: "gemma3.attention.value_length", reason: "differs from key_length")
+        }
+        let hp = Hyperparameters(
+            vocabulary: try w.vocabulary(), embedding: embedding, layers: try w.int("block_count"), heads: heads,
+            kvHeads: try w.int("attention.head_count_kv", default: heads), headDim: headDim,
+            feedForward: try w.int("feed_forward_length"), trainedContext: try w.int("context_length"),
+            rmsEps: try w.float("attention.layer_norm_rms_epsilon"), ropeBase: try w.float("rope.freq_base", default: 1_000_000),
+            rotaryDims: headDim)
+        guard hp.heads % hp.kvHeads == 0 else { throw .badHyperparameter(key: "gemma3.attention.head_count_kv", reason: "does not divide head_count") }
+        hyperparameters = hp
+        slidingWindow = try w.int("attention.sliding_window")
+        let qDim = hp.heads * hp.headDim, kvDim = hp.kvHeads * hp.headDim
+        tokenEmbedding = try w.embedding("token_embd.weight", width: hp.embedding, vocabulary: hp.vocabulary)
+        var layers: [Layer] = []
+        for i in 0..<hp.layers {
+            let p = "blk.\(i)."
+            layers.append(Layer(
+                attentionNorm: try w.vector(p + "attn_norm.weight", length: hp.embedding),
+                query: try w.linear(p + "attn_q.weight", inputs: hp.embedding, outputs: qDim),
+                key: try w.linear(p + "attn_k.weight", inputs: hp.embedding, outputs: kvDim),
+                value: try w.linear(p + "attn_v.weight", inputs: hp.embedding, outputs: kvDim),
+                queryNorm: try w.vector(p + "attn_q_norm.weight", length: hp.headDim),
+                keyNorm: try w.vector(p + "attn_k_norm.weight", length: hp.headDim),
+                attentionOutput: try w.linear(p + "attn_output.weight", inputs: qDim, outputs: hp.embedding),
+                postAttentionNorm: try w.vector(p + "post_attention_norm.weight", length: hp.embedding),
+                ffnNorm: try w.vector(p + "ffn_norm.weight", length: hp.embedding),
+                gate: try w.linear(p + "ffn_gate.weight", inputs: hp.embedding, outputs: hp.feedForward),
+                up: try w.linear(p + "ffn_up.weight", inputs: hp.embedding, outputs: hp.feedForward),
+                down: try w.linear(p + "ffn_down.weight", inputs: hp.feedForward, outputs: hp.embedding),
+                postFFNNorm: try w.vector(p + "post_ffw_norm.weight", length: hp.embedding),
+                isGlobal: i % globalLayerPeriod == globalLayerPeriod - 1))
+        }
+        self.layers = layers
+        outputNorm = try w.vector("output_norm.weight", length: hp.embedding)
+        let head = file.tensor(named: "output.weight") == nil ? "token_embd.weight" : "output.weight"
+        output = try w.linear(head, inputs: hp.embedding, outputs: hp.vocabulary)
+    }
+
+    public func makeState(contextSize: Int, maxBatch: Int) -> ForwardState {
+        let hp = hyperparameters
+        return ForwardState(cache: KVCache(layers: hp.layers, capacity: contextSize, kvDim: hp.kvHeads * hp.headDim),
+                            maxBatch: maxBatch)
+    }
+
+    public func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix? {
+        forwardInBatches(tokens, state: state, logitRows: logitRows, vocabulary: hyperparameters.vocabulary, step: step)
+    }
+
+    private func step(_ tokens: [Int32], positions: [Int], state s: ForwardState) {
+        let hp = hyperparameters, n = tokens.count
+        let qDim = hp.heads * hp.headDim, kvDim = hp.kvHeads * hp.headDim
+        let x = s.buffer("x", columns: hp.embedding)           // residual stream [n][embedding]
+        let xn = s.buffer("xn", columns: hp.embedding)
+        let q = s.buffer("q", columns: qDim), k = s.buffer("k", columns: kvDim), v = s.buffer("v", columns: kvDim)
+        let attended = s.buffer("attended", columns: qDim)
+        let projected = s.buffer("projected", columns: hp.embedding)
+        let gate = s.buffer("gate", columns: hp.feedForward), up = s.buffer("up", columns: hp.feedForward)
+
+        tokenEmbedding.lookup(tokens, into: x, scale: Float(hp.embedding).squareRoot())
+        for (i, layer) in layers.enumerated() {
+            let ropeBase = layer.isGlobal ? hp.ropeBase : localRopeBase
+            // Attention sub-block.
+            Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
+            layer.query.apply(xn, rows: n, into: q)
+            layer.key.apply(xn, rows: n, into: k)
+            layer.value.apply(xn, rows: n, into: v)
+            Ops.rmsNorm(q, rows: n, weight: layer.queryNorm, eps: hp.rmsEps, into: q)   // per head
+            Ops.rmsNorm(k, rows: n, weight: layer.keyNorm, eps: hp.rmsEps, into: k)
+            Ops.rope(q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
+                     base: ropeBase, style: .neox)
+            Ops.rope(k, rows: n, positions: positions, heads: hp.kvHeads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
+                     base: ropeBase, style: .neox)
+            s.cache.store(layer: i, keys: k, values: v, rows: n, positions: positions)
+            Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
+            s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
+                              window: layer.isGlobal ? nil : slidingWindow, into: attended, scratch: &s.scores)
+            layer.attentionOutput.apply(attended, rows: n, into: projected)
+            Ops.rmsNorm(projected, rows: n, weight: layer.postAttentionNorm, eps: hp.rmsEps, into: projected)
+            Ops.add(projected, into: x, rows: n)
+
+            // Feed-forward sub-block.
+            Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
+            layer.gate.apply(xn, rows: n, into: gate)
+            layer.up.apply(xn, rows: n, into: up)
+            Ops.geGLU(gate: gate, up: up, rows: n)
+            layer.down.apply(gate, rows: n, into: projected)
+            Ops.rmsNorm(projected, rows: n, weight: layer.postFFNNorm, eps: hp.rmsEps, into: projected)
+            Ops.add(projected, into: x, rows: n)
+        }
+    }
+
+    func head(_ hidden: Matrix, rows: Int, state s: ForwardState, into logits: Matrix) {
+        let xn = s.buffer("xn", columns: hyperparameters.embedding)
+        Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn)
+        output.apply(xn, rows: rows, into: logits)
+    }
+}

@@ -1,0 +1,120 @@
+// Llama-family decoder (Llama 2/3, Mistral, SmolLM2, TinyLlama): pre-norm blocks of
+// RMSNorm → grouped-query attention with rotary embeddings → residual, RMSNorm → SwiGLU FFN →
+// residual; final RMSNorm and the output head (tied to the token embedding when the file has no
+// `output.weight`). Follows llama.cpp's `llama` graph: rotary pairs are adjacent dimensions
+// ("normal" rope; the GGUF converter permuted Q/K rows for it).
+import Engine
+import GGUF
+
+public final class Llama: BatchedForward, @unchecked Sendable {
+    public let architecture = "llama"
+    public let hyperparameters: Hyperparameters
+
+    struct Layer {
+        let attentionNorm: [Float]           // [embedding]
+        let query: any LinearWeight          // embedding → heads·headDim
+        let key: any LinearWeight            // embedding → kvHeads·headDim
+        let value: any LinearWeight          // embedding → kvHeads·headDim
+        let attentionOutput: any LinearWeight // heads·headDim → embedding
+        let ffnNorm: [Float]                 // [embedding]
+        let gate: any LinearWeight           // embedding → feedForward
+        let up: any LinearWeight             // embedding → feedForward
+        let down: any LinearWeight           // feedForward → embedding
+    }
+
+    let tokenEmbedding: EmbeddingTable
+    let layers: [Layer]
+    let outputNorm: [Float]
+    let output: any LinearWeight             // embedding → vocabulary
+
+    init(file: GGUFFile, weights mode: WeightMode) throws(ModelError) {
+        let w = WeightLoader(file: file, arch: "llama", mode: mode)
+        let embedding = try w.int("embedding_length")
+        let heads = try w.int("attention.head_count")
+        let headDim = try w.int("attention.key_length", default: embedding / heads)
+        let vocabulary = try w.vocabulary()
+        let hp = Hyperparameters(
+            vocabulary: vocabulary, embedding: embedding, layers: try w.int("block_count"), heads: heads,
+            kvHeads: try w.int("attention.head_count_kv", default: heads), headDim: headDim,
+            feedForward: try w.int("feed_forward_length"), trainedContext: try w.int("context_length"),
+            rmsEps: try w.float("attention.layer_norm_rms_epsilon"), ropeBase: try w.float("rope.freq_base", default: 10000),
+            rotaryDims: try w.int("rope.dimension_count", default: headDim))
+        guard hp.heads % hp.kvHeads == 0 else { throw .badHyperparameter(key: "llama.attention.head_count_kv", reason: "does not divide head_count") }
+        hyperparameters = hp
+        let qDim = hp.heads * hp.headDim, kvDim = hp.kvHeads * hp.headDim
+        tokenEmbedding = try w.embedding("token_embd.weight", width: hp.embedding, vocabulary: hp.vocabulary)
+        var layers: [Layer] = []
+        for i in 0..<hp.layers {
+            let p = "blk.\(i)."
+            layers.append(Layer(
+                attentionNorm: try w.vector(p + "attn_norm.weight", length: hp.embedding),
+                query: try w.linear(p + "attn_q.weight", inputs: hp.embedding, outputs: qDim),
+                key: try w.linear(p + "attn_k.weight", inputs: hp.embedding, outputs: kvDim),
+                value: try w.linear(p + "attn_v.weight", inputs: hp.embedding, outputs: kvDim),
+                attentionOutput: try w.linear(p + "attn_output.weight", inputs: qDim, outputs: hp.embedding),
+                ffnNorm: try w.vector(p + "ffn_norm.weight", length: hp.embedding),
+                gate: try w.linear(p + "ffn_gate.weight", inputs: hp.embedding, outputs: hp.feedForward),
+                up: try w.linear(p + "ffn_up.weight", inputs: hp.embedding, outputs: hp.feedForward),
+                down: try w.linear(p + "ffn_down.weight", inputs: hp.feedForward, outputs: hp.embedding)))
+        }
+        self.layers = layers
+        outputNorm = try w.vector("output_norm.weight", length: hp.embedding)
+        let head = file.tensor(named: "output.weight") == nil ? "token_embd.weight" : "output.weight"
+        output = try w.linear(head, inputs: hp.embedding, outputs: hp.vocabulary)
+    }
+
+    public func makeState(contextSize: Int, maxBatch: Int) -> ForwardState {
+        let hp = hyperparameters
+        return ForwardState(cache: KVCache(layers: hp.layers, capacity: contextSize, kvDim: hp.kvHeads * hp.headDim),
+                            maxBatch: maxBatch)
+    }
+
+    public func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix? {
+        forwardInBatches(tokens, state: state, logitRows: logitRows, vocabulary: hyperparameters.vocabulary, step: step)
+    }
+
+    /// One batch of at most `maxBatch` tokens; returns nothing, leaves the final hidden states in "x".
+    private func step(_ tokens: [Int32], positions: [Int], state s: ForwardState) {
+        let hp = hyperparameters, n = tokens.count
+        let qDim = hp.heads * hp.headDim, kvDim = hp.kvHeads * hp.headDim
+        let x = s.buffer("x", columns: hp.embedding)           // residual stream [n][embedding]
+        let xn = s.buffer("xn", columns: hp.embedding)         // normalised input of a sub-block
+        let q = s.buffer("q", columns: qDim), k = s.buffer("k", columns: kvDim), v = s.buffer("v", columns: kvDim)
+        let attended = s.buffer("attended", columns: qDim)    // attention output before Wo
+        let projected = s.buffer("projected", columns: hp.embedding)
+        let gate = s.buffer("gate", columns: hp.feedForward), up = s.buffer("up", columns: hp.feedForward)
+
+        tokenEmbedding.lookup(tokens, into: x)
+        for (i, layer) in layers.enumerated() {
+            // Attention sub-block.
+            Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
+            layer.query.apply(xn, rows: n, into: q)
+            layer.key.apply(xn, rows: n, into: k)
+            layer.value.apply(xn, rows: n, into: v)
+            Ops.rope(q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
+                     base: hp.ropeBase, style: .interleaved)
+            Ops.rope(k, rows: n, positions: positions, heads: hp.kvHeads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
+                     base: hp.ropeBase, style: .interleaved)
+            s.cache.store(layer: i, keys: k, values: v, rows: n, positions: positions)
+            Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
+            s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
+                              window: nil, into: attended, scratch: &s.scores)
+            layer.attentionOutput.apply(attended, rows: n, into: projected)
+            Ops.add(projected, into: x, rows: n)
+
+            // Feed-forward sub-block.
+            Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
+            layer.gate.apply(xn, rows: n, into: gate)
+            layer.up.apply(xn, rows: n, into: up)
+            Ops.swiGLU(gate: gate, up: up, rows: n)
+            layer.down.apply(gate, rows: n, into: projected)
+            Ops.add(projected, into: x, rows: n)
+        }
+    }
+
+    func head(_ hidden: Matrix, rows: Int, state s: ForwardState, into logits: Matrix) {
+        let xn = s.buffer("xn", columns: hyperparameters.embedding)
+        Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn)
+        output.apply(xn, rows: rows, into: logits)
+    }
+}

@@ -1,0 +1,64 @@
+import Engine
+import GGUF
+
+/// Reads hyper-parameters and tensors for one architecture, turning every failure into a
+/// `ModelError` that names the key or tensor.
+struct WeightLoader {
+    let file: GGUFFile
+    let arch: String
+    let mode: WeightMode
+
+    func int(_ key: String, default value: Int? = nil) throws(ModelError) -> Int {
+        let full = "\(arch).\(key)"
+        guard let v = file.metadata[full] else {
+            if let value { return value }
+            throw .badHyperparameter(key: full, reason: "missing")
+        }
+        guard let i = v.intValue, i > 0 else { throw .badHyperparameter(key: full, reason: "not a positive integer") }
+        return i
+    }
+
+    func float(_ key: String, default value: Float? = nil) throws(ModelError) -> Float {
+        let full = "\(arch).\(key)"
+        guard let v = file.metadata[full] else {
+            if let value { return value }
+            throw .badHyperparameter(key: full, reason: "missing")
+        }
+        guard let d = v.doubleValue, d.isFinite else { throw .badHyperparameter(key: full, reason: "not a number") }
+        return Float(d)
+    }
+
+    /// Vocabulary size: the row count of `token_embd.weight`.
+    func vocabulary() throws(ModelError) -> Int {
+        guard let t = file.tensor(named: "token_embd.weight") else { throw .missingTensor("token_embd.weight") }
+        guard t.shape.count == 2 else { throw .shapeMismatch(tensor: t.name, expected: [-1, -1], found: t.shape) }
+        return t.shape[1]
+    }
+
+    func tensor(_ name: String, shape: [Int]) throws(ModelError) -> GGUFTensorInfo {
+        guard let t = file.tensor(named: name) else { throw .missingTensor(name) }
+        guard t.shape == shape else { throw .shapeMismatch(tensor: name, expected: shape, found: t.shape) }
+        return t
+    }
+
+    /// A 1-D fp32 vector (norm weights), dequantized.
+    func vector(_ name: String, length: Int) throws(ModelError) -> [Float] {
+        let t = try tensor(name, shape: [length])
+        do { return try dequantizeRows(t, in: file) } catch { throw .engine(error) }
+    }
+
+    /// A matmul weight with GGUF shape [inputs, outputs].
+    func linear(_ name: String, inputs: Int, outputs: Int) throws(ModelError) -> any LinearWeight {
+        let t = try tensor(name, shape: [inputs, outputs])
+        do {
+            switch mode {
+            case .dense: return try DenseLinear(tensor: t, in: file)
+            }
+        } catch { throw .engine(error) }
+    }
+
+    func embedding(_ name: String, width: Int, vocabulary: Int) throws(ModelError) -> EmbeddingTable {
+        let t = try tensor(name, shape: [width, vocabulary])
+        do { return try EmbeddingTable(tensor: t, in: file) } catch { throw .engine(error) }
+    }
+}

@@ -1,0 +1,36 @@
+/// A row-major fp32 matrix that owns its memory: the activation buffers of a forward pass
+/// (`[tokens][features]`). Allocated once per session and reused, so the decode loop does not
+/// allocate. Architectures hold these and pass them to ops; only Engine touches the pointer.
+public final class Matrix: @unchecked Sendable {
+    public let rows: Int
+    public let columns: Int
+    let base: UnsafeMutablePointer<Float>
+
+    /// A zero-filled `rows × columns` matrix.
+    public init(rows: Int, columns: Int) {
+        precondition(rows > 0 && columns > 0, "matrix must be non-empty")
+        self.rows = rows
+        self.columns = columns
+        base = .allocate(capacity: rows * columns)
+        base.initialize(repeating: 0, count: rows * columns)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Pointer to the first element of `row`.
+    func row(_ row: Int) -> UnsafeMutablePointer<Float> {
+        precondition(row >= 0 && row < rows, "row \(row) out of 0..<\(rows)")
+        return base + row * columns
+    }
+
+    /// A copy of one row.
+    public func copyRow(_ row: Int) -> [Float] {
+        Array(UnsafeBufferPointer(start: self.row(row), count: columns))
+    }
+
+    /// Overwrites one row with `values` (exactly `columns` long).
+    public func setRow(_ row: Int, _ values: [Float]) {
+        precondition(values.count == columns, "row length mismatch")
+        values.withUnsafeBufferPointer { self.row(row).update(from: $0.baseAddress!, count: columns) }
+    }
+}
