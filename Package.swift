@@ -35,7 +35,7 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine"], path: "Sources/quanta"),
-        .executableTarget(name: "bench", dependencies: ["GGUF", "Engine", "CKernels"], path: "Benchmarks/bench"),
+        .executableTarget(name: "bench", dependencies: ["GGUF", "Engine", "Architectures", "CKernels"], path: "Benchmarks/bench"),
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),

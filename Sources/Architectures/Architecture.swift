@@ -36,6 +36,8 @@ public struct Hyperparameters: Sendable, Equatable {
 public final class ForwardState: @unchecked Sendable {
     public let cache: KVCache
     public let maxBatch: Int
+    /// Threads the forward pass may use.
+    public var threads: Int = 1
     /// Named activation buffers, allocated once (see each architecture for shapes).
     var buffers: [String: Matrix] = [:]
     /// Attention score scratch.

@@ -110,9 +110,9 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
             let ropeBase = layer.isGlobal ? hp.ropeBase : localRopeBase
             // Attention sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
-            layer.query.apply(xn, rows: n, into: q)
-            layer.key.apply(xn, rows: n, into: k)
-            layer.value.apply(xn, rows: n, into: v)
+            layer.query.apply(xn, rows: n, into: q, threads: s.threads)
+            layer.key.apply(xn, rows: n, into: k, threads: s.threads)
+            layer.value.apply(xn, rows: n, into: v, threads: s.threads)
             Ops.rmsNorm(q, rows: n, weight: layer.queryNorm, eps: hp.rmsEps, into: q)   // per head
             Ops.rmsNorm(k, rows: n, weight: layer.keyNorm, eps: hp.rmsEps, into: k)
             Ops.rope(q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
@@ -123,16 +123,16 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
             Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
             s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
                               window: layer.isGlobal ? nil : slidingWindow, into: attended, scratch: &s.scores)
-            layer.attentionOutput.apply(attended, rows: n, into: projected)
+            layer.attentionOutput.apply(attended, rows: n, into: projected, threads: s.threads)
             Ops.rmsNorm(projected, rows: n, weight: layer.postAttentionNorm, eps: hp.rmsEps, into: projected)
             Ops.add(projected, into: x, rows: n)
 
             // Feed-forward sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
-            layer.gate.apply(xn, rows: n, into: gate)
-            layer.up.apply(xn, rows: n, into: up)
+            layer.gate.apply(xn, rows: n, into: gate, threads: s.threads)
+            layer.up.apply(xn, rows: n, into: up, threads: s.threads)
             Ops.geGLU(gate: gate, up: up, rows: n)
-            layer.down.apply(gate, rows: n, into: projected)
+            layer.down.apply(gate, rows: n, into: projected, threads: s.threads)
             Ops.rmsNorm(projected, rows: n, weight: layer.postFFNNorm, eps: hp.rmsEps, into: projected)
             Ops.add(projected, into: x, rows: n)
         }
@@ -141,6 +141,6 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
     func head(_ hidden: Matrix, rows: Int, state s: ForwardState, into logits: Matrix) {
         let xn = s.buffer("xn", columns: hyperparameters.embedding)
         Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn)
-        output.apply(xn, rows: rows, into: logits)
+        output.apply(xn, rows: rows, into: logits, threads: s.threads)
     }
 }

@@ -88,9 +88,9 @@ public final class Llama: BatchedForward, @unchecked Sendable {
         for (i, layer) in layers.enumerated() {
             // Attention sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
-            layer.query.apply(xn, rows: n, into: q)
-            layer.key.apply(xn, rows: n, into: k)
-            layer.value.apply(xn, rows: n, into: v)
+            layer.query.apply(xn, rows: n, into: q, threads: s.threads)
+            layer.key.apply(xn, rows: n, into: k, threads: s.threads)
+            layer.value.apply(xn, rows: n, into: v, threads: s.threads)
             Ops.rope(q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
                      base: hp.ropeBase, style: .interleaved)
             Ops.rope(k, rows: n, positions: positions, heads: hp.kvHeads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
@@ -99,15 +99,15 @@ public final class Llama: BatchedForward, @unchecked Sendable {
             Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
             s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
                               window: nil, into: attended, scratch: &s.scores)
-            layer.attentionOutput.apply(attended, rows: n, into: projected)
+            layer.attentionOutput.apply(attended, rows: n, into: projected, threads: s.threads)
             Ops.add(projected, into: x, rows: n)
 
             // Feed-forward sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
-            layer.gate.apply(xn, rows: n, into: gate)
-            layer.up.apply(xn, rows: n, into: up)
+            layer.gate.apply(xn, rows: n, into: gate, threads: s.threads)
+            layer.up.apply(xn, rows: n, into: up, threads: s.threads)
             Ops.swiGLU(gate: gate, up: up, rows: n)
-            layer.down.apply(gate, rows: n, into: projected)
+            layer.down.apply(gate, rows: n, into: projected, threads: s.threads)
             Ops.add(projected, into: x, rows: n)
         }
     }
@@ -115,6 +115,6 @@ public final class Llama: BatchedForward, @unchecked Sendable {
     func head(_ hidden: Matrix, rows: Int, state s: ForwardState, into logits: Matrix) {
         let xn = s.buffer("xn", columns: hyperparameters.embedding)
         Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn)
-        output.apply(xn, rows: rows, into: logits)
+        output.apply(xn, rows: rows, into: logits, threads: s.threads)
     }
 }

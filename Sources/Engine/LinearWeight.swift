@@ -6,8 +6,9 @@ import GGUF
 public protocol LinearWeight: Sendable {
     var inputs: Int { get }
     var outputs: Int { get }
-    /// Applies the weight to the first `rows` rows of `x`, writing the first `rows` rows of `y`.
-    func apply(_ x: Matrix, rows: Int, into y: Matrix)
+    /// Applies the weight to the first `rows` rows of `x`, writing the first `rows` rows of `y`,
+    /// on up to `threads` threads.
+    func apply(_ x: Matrix, rows: Int, into y: Matrix, threads: Int)
 }
 
 extension LinearWeight {
@@ -31,8 +32,9 @@ public final class DenseLinear: LinearWeight, @unchecked Sendable {
         weights = try dequantizeRows(tensor, in: file)
     }
 
-    public func apply(_ x: Matrix, rows: Int, into y: Matrix) {
+    public func apply(_ x: Matrix, rows: Int, into y: Matrix, threads: Int) {
         checkShapes(x, rows: rows, y)
+        openblas_set_num_threads(Int32(threads))
         weights.withUnsafeBufferPointer { w in
             if rows == 1 {
                 cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(outputs), Int32(inputs), 1, w.baseAddress, Int32(inputs),

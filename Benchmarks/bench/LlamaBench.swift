@@ -1,0 +1,44 @@
+import Foundation
+
+/// Runs an external llama.cpp `llama-bench` for side-by-side numbers. The repository never
+/// contains llama.cpp; this only looks for a binary the user built.
+struct LlamaBench {
+    let executable: String
+
+    struct Result { let mean: Double, stddev: Double }
+
+    /// `$LLAMA_BENCH`, else `llama-bench` on PATH.
+    static func locate() -> LlamaBench? {
+        let env = ProcessInfo.processInfo.environment
+        if let path = env["LLAMA_BENCH"], FileManager.default.isExecutableFile(atPath: path) { return LlamaBench(executable: path) }
+        for dir in (env["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(dir)/llama-bench"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return LlamaBench(executable: candidate) }
+        }
+        return nil
+    }
+
+    /// One llama-bench test (`ppN` or `tgN`) with its JSONL output parsed.
+    func run(model: String, test: String, threads: Int, repetitions: Int, depth: Int) -> Result? {
+        let count = String(test.dropFirst(2))
+        let isPrompt = test.hasPrefix("pp")
+        var args = ["-m", model, "-t", "\(threads)", "-r", "\(repetitions)", "-o", "jsonl",
+                    "-p", isPrompt ? count : "0", "-n", isPrompt ? "0" : count]
+        if depth > 0 { args += ["-d", "\(depth)"] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = args
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let mean = object["avg_ts"] as? Double else { continue }
+            return Result(mean: mean, stddev: object["stddev_ts"] as? Double ?? 0)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,166 @@
+import Architectures
+import GGUF
+
+let defaultModelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
+
+let modelBenchUsage = """
+usage: bench [--model PATH]... [-p N[,N]] [-n N[,N]] [-r N] [--threads N[,N]] [--depth N]
+             [--weights dense] [--json] [--compare-llama-cpp]
+
+llama-bench's tests: ppN prefills N tokens into an empty cache (one batch, logits of the last
+row), tgN generates N tokens one at a time (logits every step). Each test runs once to warm up,
+then -r times; tok/s is reported as mean ± stddev. --depth fills the cache with N tokens first.
+--compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and
+tests, interleaved with ours, and prints the ratio.
+"""
+
+struct ModelBenchOptions {
+    var models: [String] = []
+    var prompts = [512]
+    var generations = [128]
+    var repetitions = 5
+    var threads = [2]
+    var depth = 0
+    var json = false
+    var compare = false
+    var weights = WeightMode.dense
+
+    init(_ args: [String]) throws(BenchError) {
+        var args = args[...]
+        func value(_ flag: String) throws(BenchError) -> String {
+            guard let v = args.popFirst() else { throw .usage("\(flag) needs a value") }
+            return v
+        }
+        func ints(_ flag: String) throws(BenchError) -> [Int] {
+            let text = try value(flag)
+            let list = text.split(separator: ",").compactMap { Int($0) }
+            guard !list.isEmpty, list.count == text.split(separator: ",").count, list.allSatisfy({ $0 >= 0 }) else {
+                throw .usage("\(flag): expected non-negative integers, got \(text)")
+            }
+            return list
+        }
+        while let a = args.popFirst() {
+            switch a {
+            case "--model", "-m": models.append(try value(a))
+            case "-p", "--n-prompt": prompts = try ints(a).filter { $0 > 0 }
+            case "-n", "--n-gen": generations = try ints(a).filter { $0 > 0 }
+            case "-r", "--repetitions":
+                repetitions = try ints(a)[0]
+                guard repetitions > 0 else { throw .usage("-r must be at least 1") }
+            case "-t", "--threads":
+                threads = try ints(a)
+                guard threads.allSatisfy({ $0 > 0 }) else { throw .usage("--threads must be at least 1") }
+            case "--depth", "-d": depth = try ints(a)[0]
+            case "--json": json = true
+            case "--compare-llama-cpp": compare = true
+            case "--weights":
+                let w = try value(a)
+                guard w == "dense" else { throw .usage("--weights: unknown mode \(w)") }
+                weights = .dense
+            case "-h", "--help": throw .help
+            default: throw .usage("unknown option \(a)")
+            }
+        }
+        if models.isEmpty { models = [defaultModelPath] }
+    }
+}
+
+enum BenchError: Error {
+    case usage(String)
+    case help
+}
+
+/// One measured test: tok/s of every repetition.
+struct Measurement {
+    let model: String, test: String, threads: Int
+    let samples: [Double]
+    var mean: Double { meanAndStddev(samples).mean }
+    var stddev: Double { meanAndStddev(samples).stddev }
+}
+
+func runModelBench(_ args: [String]) -> Int32 {
+    let options: ModelBenchOptions
+    do { options = try ModelBenchOptions(args) } catch {
+        if case let .usage(message) = error { printError("bench: \(message)\n\(modelBenchUsage)\n"); return 2 }
+        print(modelBenchUsage)
+        return 0
+    }
+    let llamaBench = options.compare ? LlamaBench.locate() : nil
+    if options.compare && llamaBench == nil {
+        printError("bench: --compare-llama-cpp: llama-bench not found on PATH or in $LLAMA_BENCH; comparison unavailable\n")
+    }
+    if !options.json { printTableHeader(compare: llamaBench != nil) }
+    for path in options.models {
+        let t0 = now()
+        let model: any CausalLanguageModel, file: GGUFFile
+        do {
+            file = try GGUFFile(path: path)
+            model = try loadModel(file, weights: options.weights)
+        } catch {
+            printError("bench: \(path): \(error)\n")
+            return 1
+        }
+        let loadSeconds = now() - t0
+        let info = ModelInfo(path: path, file: file)
+        var tests: [(name: String, run: (Int) -> Double)] = []
+        for p in options.prompts { tests.append(("pp\(p)", { threads in prefill(model, tokens: p, depth: options.depth, threads: threads) })) }
+        for n in options.generations { tests.append(("tg\(n)", { threads in generate(model, tokens: n, depth: options.depth, threads: threads) })) }
+        for threads in options.threads {
+            for test in tests {
+                let name = options.depth > 0 ? "\(test.name) @ d\(options.depth)" : test.name
+                printError("bench: \(info.name) \(name) t=\(threads): warm-up\n")
+                _ = test.run(threads)
+                var samples: [Double] = []
+                var theirs: LlamaBench.Result?
+                for r in 0..<options.repetitions {
+                    printError("bench: \(info.name) \(name) t=\(threads): run \(r + 1)/\(options.repetitions)\n")
+                    samples.append(test.run(threads))
+                }
+                if let llamaBench {
+                    printError("bench: llama-bench \(name) t=\(threads)\n")
+                    theirs = llamaBench.run(model: path, test: test.name, threads: threads, repetitions: options.repetitions,
+                                            depth: options.depth)
+                }
+                let m = Measurement(model: info.name, test: name, threads: threads, samples: samples)
+                if options.json {
+                    printJSON(m, info: info, loadSeconds: loadSeconds, llamaCpp: theirs)
+                } else {
+                    printRow(m, info: info, llamaCpp: theirs, compare: llamaBench != nil)
+                }
+            }
+        }
+        if !options.json {
+            print("\n\(info.name): load \(fixed(loadSeconds, 3)) s, peak RSS \(fixed(peakRSSMiB(), 1)) MiB\n")
+        }
+    }
+    return 0
+}
+
+/// Deterministic token ids for benchmarking (what they are does not change the work).
+func benchTokens(_ n: Int, vocabulary: Int) -> [Int32] {
+    (0..<n).map { Int32(($0 &* 7919 &+ 13) % max(vocabulary, 1)) }
+}
+
+/// Fills the cache with `depth` tokens (untimed), then times one `tokens`-long prefill batch.
+func prefill(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int) -> Double {
+    let state = model.makeState(contextSize: depth + tokens, maxBatch: 512)
+    state.threads = threads
+    let vocab = model.hyperparameters.vocabulary
+    if depth > 0 { _ = model.forward(benchTokens(depth, vocabulary: vocab), state: state, logitRows: 0..<0) }
+    let batch = benchTokens(tokens, vocabulary: vocab)
+    let t0 = now()
+    _ = model.forward(batch, state: state, logitRows: tokens - 1..<tokens)
+    return Double(tokens) / (now() - t0)
+}
+
+/// Fills the cache with `depth` tokens (untimed), then times `tokens` single-token steps.
+func generate(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int) -> Double {
+    let state = model.makeState(contextSize: depth + tokens, maxBatch: 512)
+    state.threads = threads
+    let vocab = model.hyperparameters.vocabulary
+    if depth > 0 { _ = model.forward(benchTokens(depth, vocabulary: vocab), state: state, logitRows: 0..<0) }
+    let ids = benchTokens(tokens, vocabulary: vocab)
+    let t0 = now()
+    for id in ids { _ = model.forward([id], state: state, logitRows: 0..<1) }
+    return Double(tokens) / (now() - t0)
+}

@@ -1,0 +1,49 @@
+import GGUF
+
+/// What the table says about a model file.
+struct ModelInfo {
+    let name: String, sizeMiB: Double, parameters: Int, type: String
+
+    init(path: String, file: GGUFFile) {
+        name = String(path.split(separator: "/").last ?? Substring(path))
+        sizeMiB = Double(file.tensors.reduce(0) { $0 + $1.byteCount }) / 1_048_576
+        parameters = file.tensors.reduce(0) { $0 + $1.elementCount }
+        type = file.architecture ?? "?"
+    }
+}
+
+func printTableHeader(compare: Bool) {
+    var header = "| model | size | params | threads | test | t/s |"
+    var rule = "| --- | ---: | ---: | ---: | ---: | ---: |"
+    if compare {
+        header += " llama.cpp t/s | ratio |"
+        rule += " ---: | ---: |"
+    }
+    print(header)
+    print(rule)
+}
+
+func printRow(_ m: Measurement, info: ModelInfo, llamaCpp: LlamaBench.Result?, compare: Bool) {
+    var row = "| \(info.name) | \(fixed(info.sizeMiB)) MiB | \(fixed(Double(info.parameters) / 1e6)) M | \(m.threads) | \(m.test) | "
+        + "\(fixed(m.mean)) ± \(fixed(m.stddev)) |"
+    if compare {
+        if let l = llamaCpp {
+            row += " \(fixed(l.mean)) ± \(fixed(l.stddev)) | \(fixed(m.mean / l.mean))× |"
+        } else {
+            row += " – | – |"
+        }
+    }
+    print(row)
+}
+
+func printJSON(_ m: Measurement, info: ModelInfo, loadSeconds: Double, llamaCpp: LlamaBench.Result?) {
+    var fields = [
+        "\"model\": \"\(info.name)\"", "\"test\": \"\(m.test)\"", "\"threads\": \(m.threads)",
+        "\"tok_s\": \(m.mean)", "\"stddev\": \(m.stddev)", "\"samples\": \(m.samples)",
+        "\"peak_rss_mb\": \(peakRSSMiB())", "\"load_s\": \(loadSeconds)",
+    ]
+    if let l = llamaCpp {
+        fields += ["\"llama_cpp_tok_s\": \(l.mean)", "\"llama_cpp_stddev\": \(l.stddev)", "\"ratio\": \(m.mean / l.mean)"]
+    }
+    print("{" + fields.joined(separator: ", ") + "}")
+}
