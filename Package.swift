@@ -37,5 +37,6 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
+        .testTarget(name: "KernelsTests", dependencies: ["Engine", "GGUF", "CKernels"], path: "Tests/KernelsTests"),
     ]
 )

@@ -5,5 +5,7 @@
 #include "ck_blocks.h"
 #include "ck_convert.h"
 #include "ck_dequant.h"
+#include "ck_mx.h"
+#include "ck_matmul.h"
 
 #endif

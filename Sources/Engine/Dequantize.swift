@@ -5,10 +5,13 @@ import GGUF
 public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The tensor's type has no dequantizer in CKernels.
     case unsupportedTensorType(tensor: String, type: GGMLType)
+    /// The tensor cannot be used as a matmul weight (shape, size or requested conversion).
+    case invalidWeight(tensor: String, reason: String)
 
     public var description: String {
         switch self {
         case let .unsupportedTensorType(tensor, type): return "tensor \(tensor): type \(type) is not supported"
+        case let .invalidWeight(tensor, reason): return "tensor \(tensor): \(reason)"
         }
     }
 }
