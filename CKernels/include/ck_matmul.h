@@ -90,11 +90,13 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1);
 void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw);
 
 /// Quantized activations: q [m][k] int8; meta [m][k/32][4] fp32 = {da, da*sum, da*sum(0..15),
-/// da*sum(16..31)}; x the fp32 source (used by the float formats). Caller-owned memory.
+/// da*sum(16..31)}; sums [m][k/32] the integer block sums; x the fp32 source (used by the
+/// float formats). Caller-owned memory.
 typedef struct {
     const float *x;
     int8_t *q;
     float *meta;
+    int32_t *sums;
     int64_t m, k;
 } ck_act;
 

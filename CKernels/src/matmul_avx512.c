@@ -52,6 +52,7 @@ T512 void ck_quantize_act_avx512(const ck_act *a, int64_t m0, int64_t m1) {
             meta[1] = d * (float)(s0 + s1);
             meta[2] = d * (float)s0;
             meta[3] = d * (float)s1;
+            a->sums[m * nb + b] = s0 + s1;
         }
     }
 }

@@ -33,6 +33,7 @@ public final class MatmulScratch: @unchecked Sendable {
     public let maxRows: Int, maxK: Int
     private let q: UnsafeMutablePointer<Int8>
     private let meta: UnsafeMutablePointer<Float>
+    private let sums: UnsafeMutablePointer<Int32>
     var act: ck_act
     /// Rows and length of the input last passed to `quantize`.
     public private(set) var rows = 0, k = 0
@@ -43,12 +44,14 @@ public final class MatmulScratch: @unchecked Sendable {
         self.maxK = maxK
         q = .allocate(capacity: maxRows * maxK)
         meta = .allocate(capacity: maxRows * maxK / 32 * 4)
-        act = ck_act(x: nil, q: q, meta: meta, m: 0, k: 0)
+        sums = .allocate(capacity: maxRows * maxK / 32)
+        act = ck_act(x: nil, q: q, meta: meta, sums: sums, m: 0, k: 0)
     }
 
     deinit {
         q.deallocate()
         meta.deallocate()
+        sums.deallocate()
     }
 
     /// Quantizes `x[m][k]` (per 32: int8, scale amax/127, round to nearest even, block sums) and
@@ -67,6 +70,8 @@ public final class MatmulScratch: @unchecked Sendable {
     public func quantizedRow(_ row: Int) -> [Int8] { Array(UnsafeBufferPointer(start: q + row * k, count: k)) }
     /// {scale, scale·sum, scale·sum(0..<16), scale·sum(16..<32)} of every 32-block of row `row` (for tests).
     public func blockMeta(_ row: Int) -> [Float] { Array(UnsafeBufferPointer(start: meta + row * k / 8, count: k / 8)) }
+    /// Integer sum of every 32-block of row `row` (for tests).
+    public func blockSums(_ row: Int) -> [Int32] { Array(UnsafeBufferPointer(start: sums + row * k / 32, count: k / 32)) }
 }
 
 /// `y[m][n] = x[m][k] · Wᵀ` (or `+=` when `accumulate`), fp32 in and out. Quantizes `x` into

@@ -32,6 +32,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
                     s += qi
                     if i < 16 { s0 += qi }
                 }
+                #expect(ref.blockSums(r)[b] == Int32(s))
                 #expect(meta[4 * b + 1] == d * Float(s) && meta[4 * b + 2] == d * Float(s0) && meta[4 * b + 3] == d * Float(s - s0))
             }
         }
@@ -41,6 +42,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             for r in 0..<m {
                 #expect(fast.quantizedRow(r) == ref.quantizedRow(r), "\(path) row \(r)")
                 #expect(fast.blockMeta(r) == ref.blockMeta(r), "\(path) row \(r)")
+                #expect(fast.blockSums(r) == ref.blockSums(r), "\(path) row \(r)")
             }
         }
     }
