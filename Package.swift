@@ -49,5 +49,6 @@ let package = Package(
         .testTarget(name: "CLITests", path: "Tests/CLITests"),
         .testTarget(name: "SamplingTests", dependencies: ["Sampling"], path: "Tests/SamplingTests"),
         .testTarget(name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests"),
+        .testTarget(name: "KernelsTests", dependencies: ["Engine", "GGUF", "CKernels"], path: "Tests/KernelsTests"),
     ]
 )

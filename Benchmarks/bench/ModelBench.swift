@@ -5,7 +5,7 @@ let defaultModelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 let modelBenchUsage = """
 usage: bench [--model PATH]... [-p N[,N]] [-n N[,N]] [-r N] [--threads N[,N]] [--depth N]
-             [--weights dense] [--json] [--compare-llama-cpp]
+             [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4] [--json] [--compare-llama-cpp]
 
 llama-bench's tests: ppN prefills N tokens into an empty cache (one batch, logits of the last
 row), tgN generates N tokens one at a time (logits every step). Each test runs once to warm up,
@@ -23,7 +23,7 @@ struct ModelBenchOptions {
     var depth = 0
     var json = false
     var compare = false
-    var weights = WeightMode.dense
+    var weights = WeightMode.native
 
     init(_ args: [String]) throws(BenchError) {
         var args = args[...]
@@ -55,8 +55,8 @@ struct ModelBenchOptions {
             case "--compare-llama-cpp": compare = true
             case "--weights":
                 let w = try value(a)
-                guard w == "dense" else { throw .usage("--weights: unknown mode \(w)") }
-                weights = .dense
+                guard let mode = WeightMode(argument: w) else { throw .usage("--weights: unknown format \(w)") }
+                weights = mode
             case "-h", "--help": throw .help
             default: throw .usage("unknown option \(a)")
             }

@@ -5,6 +5,8 @@
 #include "ck_blocks.h"
 #include "ck_convert.h"
 #include "ck_dequant.h"
+#include "ck_mx.h"
+#include "ck_matmul.h"
 #include "ck_ops.h"
 #include <cblas.h>   // OpenBLAS: the fp32 GEMM baseline
 

@@ -42,10 +42,14 @@ public final class ForwardState: @unchecked Sendable {
     var buffers: [String: Matrix] = [:]
     /// Attention score scratch.
     var scores: [Float] = []
+    /// Quantized activations of the current matmul input.
+    let matmulScratch: MatmulScratch
 
-    init(cache: KVCache, maxBatch: Int) {
+    /// `widestInput` is the largest matmul input length of the model.
+    init(cache: KVCache, maxBatch: Int, widestInput: Int) {
         self.cache = cache
         self.maxBatch = maxBatch
+        matmulScratch = MatmulScratch(maxRows: maxBatch, maxK: widestInput)
     }
 
     /// The buffer `name` of shape `[maxBatch][columns]`, allocated on first use.
@@ -62,8 +66,18 @@ public final class ForwardState: @unchecked Sendable {
 
 /// How matmul weights are held at load.
 public enum WeightMode: Sendable, Equatable {
-    /// Dequantized to fp32 and multiplied with OpenBLAS (the float oracle path).
-    case dense
+    /// As stored in the GGUF file (zero-copy, repacked for the kernels at load).
+    case native
+    /// Every matmul weight requantized at load into this format (`f32` is the OpenBLAS oracle
+    /// path; the MX formats trade quality for size).
+    case converted(WeightFormat)
+
+    /// Parses a command-line spelling: `native` or a `WeightFormat` name (`f32`, `mxfp4`, ...).
+    public init?(argument: String) {
+        if argument == "native" { self = .native; return }
+        guard let format = WeightFormat(rawValue: argument) else { return nil }
+        self = .converted(format)
+    }
 }
 
 /// Constructors keyed by `general.architecture`.
@@ -73,7 +87,7 @@ let architectureRegistry: [String: @Sendable (GGUFFile, WeightMode) throws(Model
 ]
 
 /// Builds the model a GGUF file describes.
-public func loadModel(_ file: GGUFFile, weights: WeightMode = .dense) throws(ModelError) -> any CausalLanguageModel {
+public func loadModel(_ file: GGUFFile, weights: WeightMode = .native) throws(ModelError) -> any CausalLanguageModel {
     let arch = file.architecture ?? "(none)"
     guard let make = architectureRegistry[arch] else { throw .unsupportedArchitecture(arch) }
     return try make(file, weights)

@@ -12,20 +12,20 @@ public final class Llama: BatchedForward, @unchecked Sendable {
 
     struct Layer {
         let attentionNorm: [Float]           // [embedding]
-        let query: any LinearWeight          // embedding → heads·headDim
-        let key: any LinearWeight            // embedding → kvHeads·headDim
-        let value: any LinearWeight          // embedding → kvHeads·headDim
-        let attentionOutput: any LinearWeight // heads·headDim → embedding
+        let query: WeightMatrix          // embedding → heads·headDim
+        let key: WeightMatrix            // embedding → kvHeads·headDim
+        let value: WeightMatrix          // embedding → kvHeads·headDim
+        let attentionOutput: WeightMatrix // heads·headDim → embedding
         let ffnNorm: [Float]                 // [embedding]
-        let gate: any LinearWeight           // embedding → feedForward
-        let up: any LinearWeight             // embedding → feedForward
-        let down: any LinearWeight           // feedForward → embedding
+        let gate: WeightMatrix           // embedding → feedForward
+        let up: WeightMatrix             // embedding → feedForward
+        let down: WeightMatrix           // feedForward → embedding
     }
 
     let tokenEmbedding: EmbeddingTable
     let layers: [Layer]
     let outputNorm: [Float]
-    let output: any LinearWeight             // embedding → vocabulary
+    let output: WeightMatrix             // embedding → vocabulary
 
     init(file: GGUFFile, weights mode: WeightMode) throws(ModelError) {
         let w = WeightLoader(file: file, arch: "llama", mode: mode)
@@ -66,7 +66,7 @@ public final class Llama: BatchedForward, @unchecked Sendable {
     public func makeState(contextSize: Int, maxBatch: Int) -> ForwardState {
         let hp = hyperparameters
         return ForwardState(cache: KVCache(layers: hp.layers, capacity: contextSize, kvDim: hp.kvHeads * hp.headDim),
-                            maxBatch: maxBatch)
+                            maxBatch: maxBatch, widestInput: max(hp.embedding, hp.heads * hp.headDim, hp.feedForward))
     }
 
     public func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix? {
@@ -88,9 +88,8 @@ public final class Llama: BatchedForward, @unchecked Sendable {
         for (i, layer) in layers.enumerated() {
             // Attention sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
-            layer.query.apply(xn, rows: n, into: q, threads: s.threads)
-            layer.key.apply(xn, rows: n, into: k, threads: s.threads)
-            layer.value.apply(xn, rows: n, into: v, threads: s.threads)
+            Ops.linear(xn, rows: n, weights: [layer.query, layer.key, layer.value], into: [q, k, v],
+                       scratch: s.matmulScratch, threads: s.threads)
             Ops.rope(q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
                      base: hp.ropeBase, style: .interleaved)
             Ops.rope(k, rows: n, positions: positions, heads: hp.kvHeads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
@@ -99,15 +98,15 @@ public final class Llama: BatchedForward, @unchecked Sendable {
             Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
             s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
                               window: nil, into: attended, scratch: &s.scores)
-            layer.attentionOutput.apply(attended, rows: n, into: projected, threads: s.threads)
+            Ops.linear(attended, rows: n, weight: layer.attentionOutput, into: projected, scratch: s.matmulScratch, threads: s.threads)
             Ops.add(projected, into: x, rows: n)
 
             // Feed-forward sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
-            layer.gate.apply(xn, rows: n, into: gate, threads: s.threads)
-            layer.up.apply(xn, rows: n, into: up, threads: s.threads)
+            Ops.linear(xn, rows: n, weights: [layer.gate, layer.up], into: [gate, up],
+                       scratch: s.matmulScratch, threads: s.threads)
             Ops.swiGLU(gate: gate, up: up, rows: n)
-            layer.down.apply(gate, rows: n, into: projected, threads: s.threads)
+            Ops.linear(gate, rows: n, weight: layer.down, into: projected, scratch: s.matmulScratch, threads: s.threads)
             Ops.add(projected, into: x, rows: n)
         }
     }
@@ -115,6 +114,6 @@ public final class Llama: BatchedForward, @unchecked Sendable {
     func head(_ hidden: Matrix, rows: Int, state s: ForwardState, into logits: Matrix) {
         let xn = s.buffer("xn", columns: hyperparameters.embedding)
         Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn)
-        output.apply(xn, rows: rows, into: logits, threads: s.threads)
+        Ops.linear(xn, rows: rows, weight: output, into: logits, scratch: s.matmulScratch, threads: s.threads)
     }
 }

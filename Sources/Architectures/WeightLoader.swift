@@ -48,11 +48,12 @@ struct WeightLoader {
     }
 
     /// A matmul weight with GGUF shape [inputs, outputs].
-    func linear(_ name: String, inputs: Int, outputs: Int) throws(ModelError) -> any LinearWeight {
+    func linear(_ name: String, inputs: Int, outputs: Int) throws(ModelError) -> WeightMatrix {
         let t = try tensor(name, shape: [inputs, outputs])
         do {
             switch mode {
-            case .dense: return try DenseLinear(tensor: t, in: file)
+            case .native: return try WeightMatrix(tensor: t, in: file)
+            case let .converted(format): return try WeightMatrix(tensor: t, in: file, convertingTo: format)
             }
         } catch { throw .engine(error) }
     }

@@ -5,13 +5,13 @@ import GGUF
 public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The tensor's type has no dequantizer in CKernels.
     case unsupportedTensorType(tensor: String, type: GGMLType)
-    /// A weight that must be 2-D is not.
-    case notAMatrix(tensor: String, shape: [Int])
+    /// The tensor cannot be used as a matmul weight (shape, size or requested conversion).
+    case invalidWeight(tensor: String, reason: String)
 
     public var description: String {
         switch self {
         case let .unsupportedTensorType(tensor, type): return "tensor \(tensor): type \(type) is not supported"
-        case let .notAMatrix(tensor, shape): return "tensor \(tensor): expected a matrix, found shape \(shape)"
+        case let .invalidWeight(tensor, reason): return "tensor \(tensor): \(reason)"
         }
     }
 }

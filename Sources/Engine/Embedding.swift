@@ -11,7 +11,7 @@ public final class EmbeddingTable: @unchecked Sendable {
     private let rowBytes: Int
 
     public init(tensor: GGUFTensorInfo, in file: GGUFFile) throws(EngineError) {
-        guard tensor.shape.count == 2 else { throw .notAMatrix(tensor: tensor.name, shape: tensor.shape) }
+        guard tensor.shape.count == 2 else { throw .invalidWeight(tensor: tensor.name, reason: "expected a matrix, found shape \(tensor.shape)") }
         guard dequantizableTypes.contains(tensor.type) else {
             throw .unsupportedTensorType(tensor: tensor.name, type: tensor.type)
         }

@@ -9,7 +9,7 @@ import GGUF
 /// equations (independent of Engine's ops).
 struct TinyConfig {
     var arch: String
-    var vocab = 40, embedding = 24, layers = 6, heads = 4, kvHeads = 2, headDim = 8, ffn = 40
+    var vocab = 40, embedding = 32, layers = 6, heads = 4, kvHeads = 2, headDim = 8, ffn = 64
     var window = 3
     var ropeBase: Double = 10_000
     var eps: Double = 1e-5

@@ -1,0 +1,140 @@
+// Blockwise-scaled matmul: y[M][N] (=|+=) x[M][K] . W^T, W stored [N][K] with K contiguous.
+//
+// The CPU analogue of TensorOps `matmul2d` with a transposed, block-scaled right operand.
+//
+// Integer formats (Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K, MXINT8, MXFP4) all reduce to one canonical
+// form per 32-element block b of a weight row: unsigned 8-bit values u[32] (the stored integer
+// plus a format offset `off`, so the u8 x s8 VNNI instruction applies directly), one or two fp32
+// scales dw (two for Q6_K, whose scales cover 16 elements) and an fp32 bias term mw
+// (the minimum for Q4_1 / Q4_K, else -off * dw). Activations are quantized per 32 to int8 with
+// an fp32 scale da and the block's (and each half's) sum premultiplied by da. Then, per output,
+// strictly in block order:
+//     acc = fma((float)dot(u, q) * dw, da, acc);  acc = fma(mw, da * sum(q), acc)
+// Every path evaluates exactly these fp32 operations in this order, so the SIMD kernels are
+// bit-identical to the reference. Float formats (F32, F16, MXFP8) use fp32 activations.
+#ifndef CK_MATMUL_H
+#define CK_MATMUL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ck_blocks.h"
+#include "ck_mx.h"
+
+/// Weight operand formats.
+typedef enum {
+    CK_WF_F32 = 0, CK_WF_F16, CK_WF_Q4_0, CK_WF_Q4_1, CK_WF_Q5_0, CK_WF_Q8_0, CK_WF_Q4_K, CK_WF_Q6_K,
+    CK_WF_MXINT8, CK_WF_MXFP8_E4M3, CK_WF_MXFP8_E5M2, CK_WF_MXFP4,
+    CK_WF_COUNT
+} ck_weight_format;
+
+/// How block scales are stored in the weight format.
+typedef enum { CK_SCALE_NONE = 0, CK_SCALE_FP16 = 1, CK_SCALE_UE8M0 = 2 } ck_scale_format;
+/// Activation operand as the kernel reads it.
+typedef enum { CK_ACT_F32 = 0, CK_ACT_Q8_32 = 1 } ck_act_format;
+
+/// One matmul. Weights are [n][k] (K contiguous); x is [m][k]; y is [m][n] fp32.
+typedef struct {
+    int64_t m, n, k;
+    ck_weight_format weight_format;
+    ck_scale_format scale_format;   ///< implied by weight_format; carried for the descriptor API
+    ck_act_format act_format;       ///< implied by weight_format
+    int accumulate;                 ///< 0: y = x.W^T; 1: y += x.W^T
+} ck_matmul_desc;
+
+/// Static facts about a weight format.
+typedef struct {
+    int64_t block;       ///< elements per on-disk block (1 for F32/F16)
+    int64_t block_bytes; ///< bytes per on-disk block
+    int int8_path;       ///< 1: integer canonical form (quantized activations); 0: float path
+    int packed4;         ///< repacked values fit in 4 bits (two per byte)
+    int nsc;             ///< scales per 32 elements (1, or 2 for Q6_K)
+    int has_min;         ///< mw is stored (Q4_1, Q4_K); otherwise mw = -off * dw
+    int off;             ///< offset added to the signed integer to make it unsigned
+    ck_scale_format scale;
+    ck_act_format act;
+} ck_format_info;
+
+ck_format_info ck_weight_format_info(ck_weight_format f);
+
+/// Rows per repacked group: one 512-bit register holds 16 rows x 4 consecutive k as bytes.
+#define CK_R 16
+
+/// A weight matrix as the kernels see it. `raw` is the original block data (GGUF or MX), rows
+/// [n][k/block], read by the reference kernel. The fast paths read the repacked arrays:
+///  - qs: per group of 16 rows, per 32-block, either 512 bytes (8 quads of k; quad j is 64 bytes
+///    = row r at 4r..4r+3 holding u[4j..4j+3]) or, when packed4, 256 bytes (quad j's byte 4r+i
+///    holds u[4j+i] in the low nibble and u[16+4j+i] in the high nibble);
+///  - dw: [group][block][nsc][16] fp32; mw: [group][block][16] fp32 (has_min formats only);
+///  - f32: [n][k] fp32 (float formats, for the sgemm path).
+/// Rows n..(n rounded up to 16) are zero padding.
+typedef struct {
+    ck_weight_format format;
+    int64_t n, k;
+    const void *raw;
+    int64_t raw_row_bytes;
+    uint8_t *qs;
+    float *dw;
+    float *mw;
+    float *f32;
+} ck_weights;
+
+/// Sizes (in bytes) of the repacked arrays for a format and shape; zero for unused arrays.
+void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
+                     size_t *mw_bytes, size_t *f32_bytes);
+/// Fills w->qs/dw/mw/f32 (caller-allocated with ck_repack_sizes, 64-byte aligned) from w->raw.
+/// Rows [n0, n1) only (n0 a multiple of 16), so callers can split the work across threads.
+void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1);
+
+/// Canonical form of 32-block `b` of a raw weight row (see the header comment): u[32],
+/// dw[nsc], mw (already -off*dw when the format has no minimum). Integer formats only.
+void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw);
+
+/// Quantized activations: q [m][k] int8; meta [m][k/32][4] fp32 = {da, da*sum, da*sum(0..15),
+/// da*sum(16..31)}; sums [m][k/32] the integer block sums; x the fp32 source (used by the
+/// float formats). Caller-owned memory.
+typedef struct {
+    const float *x;
+    int8_t *q;
+    float *meta;
+    int32_t *sums;
+    int64_t m, k;
+} ck_act;
+
+/// Quantizes rows [m0, m1) of a->x into a->q / a->meta: da = amax/127, q = rint(x * (1/da)).
+void ck_quantize_act_ref(const ck_act *a, int64_t m0, int64_t m1);
+void ck_quantize_act_avx512(const ck_act *a, int64_t m0, int64_t m1);
+void ck_quantize_act_avx2(const ck_act *a, int64_t m0, int64_t m1);
+
+/// Kernel signature shared by every path: output columns [n0, n1) (n0 a multiple of 16) for all
+/// rows of the descriptor. The reference reads w->raw; the SIMD twins read the repacked arrays.
+typedef void (*ck_matmul_kernel)(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y,
+                                 int64_t n0, int64_t n1);
+void ck_matmul_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+
+// MARK: - Dispatch and threading (dispatch.c, parallel.c)
+
+typedef enum { CK_PATH_REF = 0, CK_PATH_AVX2 = 1, CK_PATH_AVX512 = 2 } ck_kernel_path;
+
+/// Best path this CPU supports (CPUID), ignoring overrides.
+ck_kernel_path ck_best_kernel_path(void);
+/// The active path: the override if set, else QUANTA_KERNEL_PATH=ref|avx2|avx512 (read once), else
+/// the best supported. A request the CPU cannot run is lowered to the best supported path.
+ck_kernel_path ck_kernel_path_get(void);
+/// Forces a path (-1 clears the override). Returns the path actually in effect.
+ck_kernel_path ck_kernel_path_set(int path);
+
+/// Runs fn(ctx, t, nthreads) on `nthreads` threads of libomp's pool (t = 0..nthreads-1). No
+/// allocation or thread creation after libomp's first parallel region.
+void ck_parallel(void (*fn)(void *ctx, int t, int nthreads), void *ctx, int nthreads);
+
+/// Quantizes all a->m rows of a->x on `threads` threads with the active path (or `path` >= 0).
+void ck_quantize_act(const ck_act *a, int threads, int path);
+/// Repacks every row of `w` (ck_repack_rows) on `threads` threads (load time only).
+void ck_repack(const ck_weights *w, int threads);
+/// Full matmul with the active path (or `path` >= 0), split over N across `threads` threads.
+/// Integer formats need `a` quantized (ck_quantize_act); float formats read a->x.
+void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path);
+
+#endif

@@ -1,0 +1,122 @@
+// Runtime ISA dispatch (CPUID once, QUANTA_KERNEL_PATH or ck_kernel_path_set to override) and
+// the threaded matmul / activation-quantization drivers. Work is split over N in whole groups
+// of 16 rows, statically, one contiguous range per thread.
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cblas.h>
+#include "ck_matmul.h"
+
+static int cpu_has_avx2(void) {
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+
+static int cpu_has_avx512(void) {
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") && cpu_has_avx2();
+}
+
+ck_kernel_path ck_best_kernel_path(void) {
+    __builtin_cpu_init();
+    if (cpu_has_avx512()) return CK_PATH_AVX512;
+    if (cpu_has_avx2()) return CK_PATH_AVX2;
+    return CK_PATH_REF;
+}
+
+static ck_kernel_path lower_to_supported(int p) {
+    const ck_kernel_path best = ck_best_kernel_path();
+    if (p < 0) return best;
+    return p > (int)best ? best : (ck_kernel_path)p;
+}
+
+/// -2: not initialised yet; -1: no override; else the forced path.
+static _Atomic int override_path = -2;
+
+static int env_path(void) {
+    const char *s = getenv("QUANTA_KERNEL_PATH");
+    if (!s) return -1;
+    if (!strcmp(s, "ref")) return CK_PATH_REF;
+    if (!strcmp(s, "avx2")) return CK_PATH_AVX2;
+    if (!strcmp(s, "avx512")) return CK_PATH_AVX512;
+    return -1;
+}
+
+ck_kernel_path ck_kernel_path_get(void) {
+    int p = atomic_load(&override_path);
+    if (p == -2) {
+        int expected = -2;
+        atomic_compare_exchange_strong(&override_path, &expected, env_path());
+        p = atomic_load(&override_path);
+    }
+    return lower_to_supported(p);
+}
+
+ck_kernel_path ck_kernel_path_set(int path) {
+    atomic_store(&override_path, path < 0 ? -1 : path);
+    return ck_kernel_path_get();
+}
+
+// MARK: - Drivers
+
+typedef struct {
+    const ck_matmul_desc *d;
+    const ck_weights *w;
+    const ck_act *a;
+    float *y;
+    ck_matmul_kernel kernel;
+    void (*quantize)(const ck_act *, int64_t, int64_t);
+} job;
+
+static void matmul_part(void *ctx, int t, int nt) {
+    const job *j = ctx;
+    const int64_t groups = (j->d->n + CK_R - 1) / CK_R;
+    const int64_t g0 = groups * t / nt, g1 = groups * (t + 1) / nt;
+    if (g0 < g1) j->kernel(j->d, j->w, j->a, j->y, g0 * CK_R, g1 * CK_R < j->d->n ? g1 * CK_R : j->d->n);
+}
+
+static void quantize_part(void *ctx, int t, int nt) {
+    const job *j = ctx;
+    const int64_t m0 = j->a->m * t / nt, m1 = j->a->m * (t + 1) / nt;
+    if (m0 < m1) j->quantize(j->a, m0, m1);
+}
+
+void ck_quantize_act(const ck_act *a, int threads, int path) {
+    const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
+    job j = {0};
+    j.a = a;
+    j.quantize = p == CK_PATH_AVX512 ? ck_quantize_act_avx512 : p == CK_PATH_AVX2 ? ck_quantize_act_avx2 : ck_quantize_act_ref;
+    // Small inputs (decode) are cheaper on one thread than a fork/join.
+    if (a->m * a->k < 65536) threads = 1;
+    if (threads > a->m) threads = (int)a->m;
+    ck_parallel(quantize_part, &j, threads < 1 ? 1 : threads);
+}
+
+/// Float formats off the reference path: one OpenBLAS sgemm on the fp32 weights.
+static void sgemm_path(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads) {
+    static _Atomic int blas_threads = 0;
+    if (atomic_exchange(&blas_threads, threads) != threads) openblas_set_num_threads(threads);
+    const float *wf = w->f32 ? w->f32 : (const float *)w->raw;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)d->m, (blasint)d->n, (blasint)d->k, 1.0f,
+                a->x, (blasint)d->k, wf, (blasint)d->k, d->accumulate ? 1.0f : 0.0f, y, (blasint)d->n);
+}
+
+void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path) {
+    const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
+    const ck_format_info info = ck_weight_format_info(w->format);
+    if (!info.int8_path && p != CK_PATH_REF) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
+    job j = {d, w, a, y, p == CK_PATH_AVX512 ? ck_matmul_avx512 : p == CK_PATH_AVX2 ? ck_matmul_avx2 : ck_matmul_ref, NULL};
+    const int64_t groups = (d->n + CK_R - 1) / CK_R;
+    if (threads > groups) threads = (int)groups;
+    ck_parallel(matmul_part, &j, threads < 1 ? 1 : threads);
+}
+
+static void repack_part(void *ctx, int t, int nt) {
+    const ck_weights *w = ctx;
+    const int64_t groups = (w->n + CK_R - 1) / CK_R;
+    const int64_t g0 = groups * t / nt, g1 = groups * (t + 1) / nt;
+    if (g0 < g1) ck_repack_rows(w, g0 * CK_R, g1 * CK_R < w->n ? g1 * CK_R : w->n);
+}
+
+void ck_repack(const ck_weights *w, int threads) {
+    ck_parallel(repack_part, (void *)w, threads < 1 ? 1 : threads);
+}

@@ -1,0 +1,185 @@
+// AVX-512 VNNI twins of ck_matmul_ref and ck_quantize_act_ref (same signatures, bit-identical).
+//
+// Layout (ck_matmul.h): each 64-byte load of the repacked weights is 16 rows x 4 consecutive k
+// (u8), so one `vpdpbusd` against the 4 matching activation bytes broadcast to all lanes gives
+// 16 rows' partial dots with no horizontal sums, and lane r accumulates row r's fp32 result in
+// exactly the reference's order. Tiles:
+//  - decode (M = 1): 1 activation row x 4 groups (64 weight rows), four independent fp32 chains;
+//    the weights stream once, 4-bit formats unpack with one and + one shift + and per 64 bytes;
+//  - prefill: 8 activation rows x 1 group: each unpacked weight register feeds 8 `vpdpbusd`;
+//    the N range is walked in chunks of ~256 KiB of weights (L2-resident) for every 8-row
+//    activation tile, so weights leave DRAM/L3 once per chunk and activations stay in L1/L2.
+// Per 32-block and output the fp32 epilogue is cvt, mul by dw, fma by da, fma of mw by da*sum.
+#pragma STDC FP_CONTRACT OFF
+
+#include <immintrin.h>
+#include <math.h>
+#include <string.h>
+#include "ck_matmul.h"
+
+#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline))
+
+T512 INLINE __m512i bcast4(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm512_set1_epi32(v);
+}
+
+T512 void ck_quantize_act_avx512(const ck_act *a, int64_t m0, int64_t m1) {
+    const int64_t nb = a->k / 32;
+    const __m512i lim = _mm512_set1_epi32(127);
+    for (int64_t m = m0; m < m1; m++) {
+        for (int64_t b = 0; b < nb; b++) {
+            const float *x = a->x + m * a->k + b * 32;
+            int8_t *q = a->q + m * a->k + b * 32;
+            const __m512 x0 = _mm512_loadu_ps(x), x1 = _mm512_loadu_ps(x + 16);
+            const __m512 ax = _mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1));
+            const float amax = _mm512_reduce_max_ps(ax);
+            const float d = amax / 127.0f;
+            const float id = d != 0.0f ? 1.0f / d : 0.0f;
+            const __m512 vid = _mm512_set1_ps(id);
+            // cvtps uses MXCSR rounding (nearest even), as nearbyintf does in the reference.
+            __m512i q0 = _mm512_cvtps_epi32(_mm512_mul_ps(x0, vid));
+            __m512i q1 = _mm512_cvtps_epi32(_mm512_mul_ps(x1, vid));
+            q0 = _mm512_max_epi32(_mm512_min_epi32(q0, lim), _mm512_sub_epi32(_mm512_setzero_si512(), lim));
+            q1 = _mm512_max_epi32(_mm512_min_epi32(q1, lim), _mm512_sub_epi32(_mm512_setzero_si512(), lim));
+            _mm_storeu_si128((__m128i *)q, _mm512_cvtsepi32_epi8(q0));
+            _mm_storeu_si128((__m128i *)(q + 16), _mm512_cvtsepi32_epi8(q1));
+            const int s0 = _mm512_reduce_add_epi32(q0), s1 = _mm512_reduce_add_epi32(q1);
+            float *meta = a->meta + (m * nb + b) * 4;
+            meta[0] = d;
+            meta[1] = d * (float)(s0 + s1);
+            meta[2] = d * (float)s0;
+            meta[3] = d * (float)s1;
+            a->sums[m * nb + b] = s0 + s1;
+        }
+    }
+}
+
+/// MT activation rows (from m0) x GT groups of 16 weight rows (from g0), the whole K.
+/// PK4: 4-bit packed values; NSC: scales per 32; HASMIN: stored mw. nvalid: valid rows in the
+/// last group (the others are padding and are not stored).
+T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
+                      int64_t g0, int nvalid, float negoff, const int PK4, const int NSC, const int HASMIN,
+                      const int MT, const int GT) {
+    const int64_t k = d->k, nb = k / 32, qb = PK4 ? 256 : 512;
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    const __m512 vneg = _mm512_set1_ps(negoff);
+    __m512 acc[GT][MT];
+    for (int g = 0; g < GT; g++)
+        for (int r = 0; r < MT; r++) acc[g][r] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        for (int g = 0; g < GT; g++) {
+            const uint8_t *qs = w->qs + ((g0 + g) * nb + b) * qb;
+            const float *dwp = w->dw + ((g0 + g) * nb + b) * NSC * CK_R;
+            __m512i dot0[MT], dot1[MT];
+            for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }
+            if (PK4) {
+                for (int j = 0; j < 4; j++) {
+                    const __m512i v = _mm512_loadu_si512(qs + 64 * j);
+                    const __m512i lo = _mm512_and_si512(v, low4);
+                    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
+                    for (int r = 0; r < MT; r++) {
+                        const int8_t *aq = a->q + (m0 + r) * k + b * 32;
+                        dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
+                        dot1[r] = _mm512_dpbusd_epi32(dot1[r], hi, bcast4(aq + 16 + 4 * j));
+                    }
+                }
+            } else {
+                for (int j = 0; j < 8; j++) {
+                    const __m512i v = _mm512_loadu_si512(qs + 64 * j);
+                    for (int r = 0; r < MT; r++) {
+                        const int8_t *aq = a->q + (m0 + r) * k + b * 32;
+                        if (j < 4) dot0[r] = _mm512_dpbusd_epi32(dot0[r], v, bcast4(aq + 4 * j));
+                        else dot1[r] = _mm512_dpbusd_epi32(dot1[r], v, bcast4(aq + 4 * j));
+                    }
+                }
+            }
+            const __m512 d0 = _mm512_loadu_ps(dwp);
+            if (NSC == 1) {
+                const __m512 mw = HASMIN ? _mm512_loadu_ps(w->mw + ((g0 + g) * nb + b) * CK_R) : _mm512_mul_ps(d0, vneg);
+                for (int r = 0; r < MT; r++) {
+                    const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
+                    const __m512 dot = _mm512_cvtepi32_ps(_mm512_add_epi32(dot0[r], dot1[r]));
+                    acc[g][r] = _mm512_fmadd_ps(_mm512_mul_ps(dot, d0), _mm512_set1_ps(meta[0]), acc[g][r]);
+                    acc[g][r] = _mm512_fmadd_ps(mw, _mm512_set1_ps(meta[1]), acc[g][r]);
+                }
+            } else {
+                const __m512 d1 = _mm512_loadu_ps(dwp + CK_R);
+                const __m512 mw0 = _mm512_mul_ps(d0, vneg), mw1 = _mm512_mul_ps(d1, vneg);
+                for (int r = 0; r < MT; r++) {
+                    const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
+                    const __m512 da = _mm512_set1_ps(meta[0]);
+                    acc[g][r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dot0[r]), d0), da, acc[g][r]);
+                    acc[g][r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dot1[r]), d1), da, acc[g][r]);
+                    acc[g][r] = _mm512_fmadd_ps(mw0, _mm512_set1_ps(meta[2]), acc[g][r]);
+                    acc[g][r] = _mm512_fmadd_ps(mw1, _mm512_set1_ps(meta[3]), acc[g][r]);
+                }
+            }
+        }
+    }
+    for (int g = 0; g < GT; g++) {
+        const __mmask16 mask = (g == GT - 1 && nvalid < CK_R) ? (__mmask16)((1u << nvalid) - 1) : (__mmask16)0xFFFF;
+        for (int r = 0; r < MT; r++) {
+            float *out = y + (m0 + r) * d->n + (g0 + g) * CK_R;
+            __m512 v = acc[g][r];
+            if (d->accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, out), v);
+            _mm512_mask_storeu_ps(out, mask, v);
+        }
+    }
+}
+
+typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int, float);
+
+#define TILE(NAME, PK4, NSC, HASMIN, MT, GT)                                                                  \
+    T512 static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
+                          int64_t g0, int nvalid, float negoff) {                                             \
+        tile(d, w, a, y, m0, g0, nvalid, negoff, PK4, NSC, HASMIN, MT, GT);                                   \
+    }
+#define TILES(P, PK4, NSC, HASMIN)                 \
+    TILE(P##_8x1, PK4, NSC, HASMIN, 8, 1)          \
+    TILE(P##_4x1, PK4, NSC, HASMIN, 4, 1)          \
+    TILE(P##_2x1, PK4, NSC, HASMIN, 2, 1)          \
+    TILE(P##_1x1, PK4, NSC, HASMIN, 1, 1)          \
+    TILE(P##_1x4, PK4, NSC, HASMIN, 1, 4)          \
+    static const tile_fn P[5] = {P##_8x1, P##_4x1, P##_2x1, P##_1x1, P##_1x4};
+
+TILES(t_u4, 1, 1, 0)      // Q4_0
+TILES(t_u4min, 1, 1, 1)   // Q4_1, Q4_K
+TILES(t_u8, 0, 1, 0)      // Q5_0, Q8_0, MXINT8, MXFP4
+TILES(t_u8x2, 0, 2, 0)    // Q6_K
+
+/// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
+static int64_t chunk_groups(const ck_format_info *info, int64_t k) {
+    const int64_t bytes = (k / 32) * ((info->packed4 ? 256 : 512) + 64 * (info->nsc + info->has_min));
+    const int64_t c = (256 * 1024) / (bytes > 0 ? bytes : 1);
+    return c < 1 ? 1 : c;
+}
+
+T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+    const ck_format_info info = ck_weight_format_info(w->format);
+    if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
+    const tile_fn *t = info.nsc == 2 ? t_u8x2 : info.packed4 ? (info.has_min ? t_u4min : t_u4) : t_u8;
+    const float negoff = (float)(-info.off);
+    if (n1 > d->n) n1 = d->n;
+    const int64_t g0 = n0 / CK_R, g1 = (n1 + CK_R - 1) / CK_R;
+    const int lastvalid = (int)(n1 - (g1 - 1) * CK_R);
+    if (d->m == 1) {
+        int64_t g = g0;
+        for (; g + 4 <= g1; g += 4) t[4](d, w, a, y, 0, g, g + 4 == g1 ? lastvalid : CK_R, negoff);
+        for (; g < g1; g++) t[3](d, w, a, y, 0, g, g + 1 == g1 ? lastvalid : CK_R, negoff);
+        return;
+    }
+    const int64_t cg = chunk_groups(&info, d->k);
+    for (int64_t c0 = g0; c0 < g1; c0 += cg) {
+        const int64_t c1 = c0 + cg < g1 ? c0 + cg : g1;
+        int64_t m = 0;
+        while (m < d->m) {
+            const int64_t left = d->m - m;
+            const int sel = left >= 8 ? 0 : left >= 4 ? 1 : left >= 2 ? 2 : 3;
+            for (int64_t g = c0; g < c1; g++) t[sel](d, w, a, y, m, g, g + 1 == g1 ? lastvalid : CK_R, negoff);
+            m += sel == 0 ? 8 : sel == 1 ? 4 : sel == 2 ? 2 : 1;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+// Reference matmul: the specification every SIMD path must reproduce (see ck_matmul.h).
+//
+// Reads the original (GGUF or MX) blocks through ck_decode_block32, one output at a time, with
+// the canonical fp32 operation sequence spelled out with fmaf. Slow by design.
+#pragma STDC FP_CONTRACT OFF
+
+#include <math.h>
+#include "ck_matmul.h"
+#include "ck_convert.h"
+
+/// One output of an integer format: row `row` of W (raw blocks) against quantized activation row m.
+static float dot_int(const ck_format_info *info, ck_weight_format f, const void *row, const ck_act *a, int64_t m) {
+    const int64_t nb = a->k / 32;
+    const int8_t *q = a->q + m * a->k;
+    const float *meta = a->meta + m * nb * 4;
+    float acc = 0.0f;
+    for (int64_t b = 0; b < nb; b++, q += 32, meta += 4) {
+        uint8_t u[32];
+        float dw[2], mw;
+        ck_decode_block32(f, row, b, u, dw, &mw);
+        if (info->nsc == 1) {
+            int32_t dot = 0;
+            for (int i = 0; i < 32; i++) dot += (int32_t)u[i] * q[i];
+            acc = fmaf((float)dot * dw[0], meta[0], acc);
+            acc = fmaf(mw, meta[1], acc);
+        } else {
+            int32_t dot0 = 0, dot1 = 0;
+            for (int i = 0; i < 16; i++) dot0 += (int32_t)u[i] * q[i];
+            for (int i = 16; i < 32; i++) dot1 += (int32_t)u[i] * q[i];
+            acc = fmaf((float)dot0 * dw[0], meta[0], acc);
+            acc = fmaf((float)dot1 * dw[1], meta[0], acc);
+            acc = fmaf(dw[0] * (float)(-info->off), meta[2], acc);
+            acc = fmaf(dw[1] * (float)(-info->off), meta[3], acc);
+        }
+    }
+    return acc;
+}
+
+/// One output of a float format: sequential fp32 FMA over k (per-block partial sums times the
+/// block scale for MXFP8).
+static float dot_float(ck_weight_format f, const void *row, const float *x, int64_t k) {
+    float acc = 0.0f;
+    switch (f) {
+    case CK_WF_F32: {
+        const float *w = row;
+        for (int64_t i = 0; i < k; i++) acc = fmaf(w[i], x[i], acc);
+        break;
+    }
+    case CK_WF_F16: {
+        const ck_half *w = row;
+        for (int64_t i = 0; i < k; i++) acc = fmaf(ck_fp16_to_fp32(w[i]), x[i], acc);
+        break;
+    }
+    case CK_WF_MXFP8_E4M3: case CK_WF_MXFP8_E5M2: {
+        const ck_mx_elem kind = f == CK_WF_MXFP8_E4M3 ? CK_MX_E4M3 : CK_MX_E5M2;
+        const ck_block_mxfp8 *w = row;
+        for (int64_t b = 0; b < k / 32; b++) {
+            float p = 0.0f;
+            for (int i = 0; i < 32; i++) p = fmaf(ck_mx_elem_decode(kind, w[b].qs[i]), x[b * 32 + i], p);
+            acc = fmaf(ck_e8m0_to_fp32(w[b].e), p, acc);
+        }
+        break;
+    }
+    default: break;
+    }
+    return acc;
+}
+
+void ck_matmul_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+    const ck_format_info info = ck_weight_format_info(w->format);
+    if (n1 > d->n) n1 = d->n;
+    for (int64_t n = n0; n < n1; n++) {
+        const void *row = (const uint8_t *)w->raw + n * w->raw_row_bytes;
+        for (int64_t m = 0; m < d->m; m++) {
+            const float v = info.int8_path ? dot_int(&info, w->format, row, a, m)
+                                           : dot_float(w->format, row, a->x + m * d->k, d->k);
+            float *out = y + m * d->n + n;
+            *out = d->accumulate ? *out + v : v;
+        }
+    }
+}

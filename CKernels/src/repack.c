@@ -1,0 +1,183 @@
+// Weight formats' canonical integer form (see ck_matmul.h) and load-time repacking into the
+// 16-row interleaved layout the SIMD kernels stream. Runs once per weight at load; never per token.
+#pragma STDC FP_CONTRACT OFF
+
+#include <math.h>
+#include <string.h>
+#include "ck_matmul.h"
+#include "ck_convert.h"
+#include "ck_dequant.h"
+
+ck_format_info ck_weight_format_info(ck_weight_format f) {
+    //                           block  bytes int8 pk4 nsc min off  scale           act
+    switch (f) {
+    case CK_WF_F32:        return (ck_format_info){1, 4, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32};
+    case CK_WF_F16:        return (ck_format_info){1, 2, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32};
+    case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_32};
+    case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32};
+    case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_32};
+    case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_32};
+    case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32};
+    case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_32};
+    case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32};
+    case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32};
+    case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32};
+    // E2M1 values doubled are the integers {0,1,2,3,4,6,8,12} with sign; +12 makes them unsigned.
+    case CK_WF_MXFP4:      return (ck_format_info){32, 17, 1, 0, 1, 0, 12, CK_SCALE_UE8M0, CK_ACT_Q8_32};
+    default:               return (ck_format_info){0};
+    }
+}
+
+/// 6-bit scale and min of sub-block j (0..7) of a Q4_K super-block.
+static inline void scale_min_k4(int j, const uint8_t *q, int *sc, int *m) {
+    if (j < 4) { *sc = q[j] & 63; *m = q[j + 4] & 63; }
+    else { *sc = (q[j + 4] & 0x0F) | ((q[j - 4] >> 6) << 4); *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4); }
+}
+
+/// ue8m0 scale times 2^shift, NaN for the NaN code. Exact (fp32 subnormals included).
+static inline float e8m0_scaled(uint8_t e, int shift) {
+    return e == CK_E8M0_NAN ? NAN : ldexpf(1.0f, (int)e - 127 + shift);
+}
+
+void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw) {
+    const ck_format_info info = ck_weight_format_info(f);
+    dw[1] = 0.0f;
+    *mw = 0.0f;
+    switch (f) {
+    case CK_WF_Q4_0: {
+        const ck_block_q4_0 *x = (const ck_block_q4_0 *)row + b;
+        for (int j = 0; j < 16; j++) { u[j] = x->qs[j] & 15; u[j + 16] = x->qs[j] >> 4; }
+        dw[0] = ck_fp16_to_fp32(x->d);
+        break;
+    }
+    case CK_WF_Q4_1: {
+        const ck_block_q4_1 *x = (const ck_block_q4_1 *)row + b;
+        for (int j = 0; j < 16; j++) { u[j] = x->qs[j] & 15; u[j + 16] = x->qs[j] >> 4; }
+        dw[0] = ck_fp16_to_fp32(x->d);
+        *mw = ck_fp16_to_fp32(x->m);
+        return;
+    }
+    case CK_WF_Q5_0: {
+        const ck_block_q5_0 *x = (const ck_block_q5_0 *)row + b;
+        uint32_t qh; memcpy(&qh, x->qh, 4);
+        for (int j = 0; j < 16; j++) {
+            u[j] = (uint8_t)((x->qs[j] & 15) | (((qh >> j) & 1) << 4));
+            u[j + 16] = (uint8_t)((x->qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
+        }
+        dw[0] = ck_fp16_to_fp32(x->d);
+        break;
+    }
+    case CK_WF_Q8_0: {
+        const ck_block_q8_0 *x = (const ck_block_q8_0 *)row + b;
+        for (int j = 0; j < 32; j++) u[j] = (uint8_t)(x->qs[j] + 128);
+        dw[0] = ck_fp16_to_fp32(x->d);
+        break;
+    }
+    case CK_WF_Q4_K: {
+        // Sub-block j of super-block sb: chunk c = j/2, low nibbles for even j, high for odd.
+        const ck_block_q4_K *x = (const ck_block_q4_K *)row + b / 8;
+        const int j = (int)(b % 8), c = j / 2;
+        for (int l = 0; l < 32; l++) u[l] = (j & 1) ? x->qs[32 * c + l] >> 4 : x->qs[32 * c + l] & 15;
+        int sc, m;
+        scale_min_k4(j, x->scales, &sc, &m);
+        dw[0] = ck_fp16_to_fp32(x->d) * (float)sc;
+        *mw = -(ck_fp16_to_fp32(x->dmin) * (float)m);
+        return;
+    }
+    case CK_WF_Q6_K: {
+        // Elements 32j..32j+31: half h = j/4 and run t = j%4 of ggml's dequantizer; run t takes
+        // ql[l] (t even) or ql[l+32] (t odd), low (t<2) or high nibble, qh bits 2t..2t+1, and
+        // scales[8h + 2t + l/16].
+        const ck_block_q6_K *x = (const ck_block_q6_K *)row + b / 8;
+        const int j = (int)(b % 8), h = j / 4, t = j % 4;
+        const uint8_t *ql = x->ql + 64 * h + ((t & 1) ? 32 : 0), *qh = x->qh + 32 * h;
+        for (int l = 0; l < 32; l++) {
+            const int lo = t < 2 ? (ql[l] & 15) : (ql[l] >> 4);
+            u[l] = (uint8_t)(lo | (((qh[l] >> (2 * t)) & 3) << 4));
+        }
+        const float d = ck_fp16_to_fp32(x->d);
+        dw[0] = d * (float)x->scales[8 * h + 2 * t];
+        dw[1] = d * (float)x->scales[8 * h + 2 * t + 1];
+        break;
+    }
+    case CK_WF_MXINT8: {
+        const ck_block_mxint8 *x = (const ck_block_mxint8 *)row + b;
+        for (int j = 0; j < 32; j++) u[j] = (uint8_t)(x->qs[j] + 128);
+        dw[0] = e8m0_scaled(x->e, -6);
+        break;
+    }
+    case CK_WF_MXFP4: {
+        static const uint8_t doubled_plus12[16] = {12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0};
+        const ck_block_mxfp4 *x = (const ck_block_mxfp4 *)row + b;
+        for (int j = 0; j < 16; j++) {
+            u[j] = doubled_plus12[x->qs[j] & 15];
+            u[j + 16] = doubled_plus12[x->qs[j] >> 4];
+        }
+        dw[0] = e8m0_scaled(x->e, -1);
+        break;
+    }
+    default:
+        memset(u, 0, 32);
+        dw[0] = 0.0f;
+        return;
+    }
+    *mw = dw[0] * (float)(-info.off);
+}
+
+void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
+                     size_t *mw_bytes, size_t *f32_bytes) {
+    const ck_format_info info = ck_weight_format_info(f);
+    const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
+    *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = 0;
+    if (info.int8_path) {
+        *qs_bytes = groups * nb * (info.packed4 ? 256 : 512);
+        *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sizeof(float);
+        if (info.has_min) *mw_bytes = groups * nb * CK_R * sizeof(float);
+    } else if (f != CK_WF_F32) {
+        *f32_bytes = (size_t)n * (size_t)k * sizeof(float);
+    }
+}
+
+static void dequantize_float_row(ck_weight_format f, const void *row, float *y, int64_t k) {
+    switch (f) {
+    case CK_WF_F32: memcpy(y, row, (size_t)k * sizeof(float)); break;
+    case CK_WF_F16: ck_dequantize_row_f16(row, y, k); break;
+    case CK_WF_MXFP8_E4M3: ck_dequantize_row_mxfp8_e4m3(row, y, k); break;
+    case CK_WF_MXFP8_E5M2: ck_dequantize_row_mxfp8_e5m2(row, y, k); break;
+    default: break;
+    }
+}
+
+void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
+    const ck_format_info info = ck_weight_format_info(w->format);
+    const int64_t nb = w->k / 32;
+    if (!info.int8_path) {
+        if (!w->f32) return;
+        for (int64_t r = n0; r < n1 && r < w->n; r++)
+            dequantize_float_row(w->format, (const uint8_t *)w->raw + r * w->raw_row_bytes, w->f32 + r * w->k, w->k);
+        return;
+    }
+    const int64_t qbytes = info.packed4 ? 256 : 512;
+    for (int64_t g = n0 / CK_R; g * CK_R < n1; g++) {
+        for (int64_t b = 0; b < nb; b++) {
+            uint8_t *q = w->qs + (g * nb + b) * qbytes;
+            float *dw = w->dw + (g * nb + b) * info.nsc * CK_R;
+            float *mw = info.has_min ? w->mw + (g * nb + b) * CK_R : NULL;
+            for (int r = 0; r < CK_R; r++) {
+                const int64_t row = g * CK_R + r;
+                uint8_t u[32] = {0};
+                float d[2] = {0, 0}, m = 0;
+                if (row < w->n) ck_decode_block32(w->format, (const uint8_t *)w->raw + row * w->raw_row_bytes, b, u, d, &m);
+                if (info.packed4) {
+                    for (int j = 0; j < 4; j++)
+                        for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = (uint8_t)(u[4 * j + i] | (u[16 + 4 * j + i] << 4));
+                } else {
+                    for (int j = 0; j < 8; j++)
+                        for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = u[4 * j + i];
+                }
+                for (int s = 0; s < info.nsc; s++) dw[s * CK_R + r] = d[s];
+                if (mw) mw[r] = m;
+            }
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// Linear layers over `Matrix` buffers, on the quantized matmul kernels.
+extension Ops {
+    /// `outputs[i][r] = x[r] · weights[i]ᵀ` for the first `rows` rows, for every weight that reads
+    /// the same input (Q/K/V, gate/up): the input is quantized into `scratch` once and shared.
+    public static func linear(_ x: Matrix, rows: Int, weights: [WeightMatrix], into outputs: [Matrix],
+                              scratch: MatmulScratch, threads: Int) {
+        precondition(weights.count == outputs.count && !weights.isEmpty, "linear: one output per weight")
+        precondition(rows <= x.rows, "linear: too many rows")
+        scratch.quantize(x.base, m: rows, k: x.columns, threads: threads)
+        for (w, y) in zip(weights, outputs) {
+            precondition(w.k == x.columns && w.n == y.columns && rows <= y.rows, "linear: shape mismatch for \(w.name)")
+            matmul(w, quantized: scratch, y: y.base, threads: threads)
+        }
+    }
+
+    /// `y = x · Wᵀ` for one weight.
+    public static func linear(_ x: Matrix, rows: Int, weight: WeightMatrix, into y: Matrix, scratch: MatmulScratch, threads: Int) {
+        linear(x, rows: rows, weights: [weight], into: [y], scratch: scratch, threads: threads)
+    }
+}

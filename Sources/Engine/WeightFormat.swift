@@ -1,0 +1,99 @@
+import CKernels
+import GGUF
+
+/// Element formats a matmul weight can have: the GGUF types our models use and the OCP MX
+/// formats (32-element blocks with a ue8m0 power-of-two scale).
+public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+    case f32, f16, q4_0, q4_1, q5_0, q8_0, q4_K, q6_K
+    case mxint8, mxfp8_e4m3, mxfp8_e5m2, mxfp4
+
+    /// The GGUF type with the same block layout, if there is one.
+    public init?(_ type: GGMLType) {
+        switch type {
+        case .f32: self = .f32
+        case .f16: self = .f16
+        case .q4_0: self = .q4_0
+        case .q4_1: self = .q4_1
+        case .q5_0: self = .q5_0
+        case .q8_0: self = .q8_0
+        case .q4_K: self = .q4_K
+        case .q6_K: self = .q6_K
+        default: return nil
+        }
+    }
+
+    /// True for the OCP MX formats.
+    public var isMX: Bool { self == .mxint8 || self == .mxfp8_e4m3 || self == .mxfp8_e5m2 || self == .mxfp4 }
+
+    /// Elements per block.
+    public var blockSize: Int { Int(info.block) }
+    /// Bytes per block in the original (GGUF or MX) layout.
+    public var blockBytes: Int { Int(info.block_bytes) }
+    /// Bytes of one row of `k` elements in the original layout.
+    public func rowBytes(k: Int) -> Int { k / blockSize * blockBytes }
+
+    /// Whether the kernels multiply this format with int8-quantized activations (otherwise fp32).
+    public var usesQuantizedActivations: Bool { info.int8_path != 0 }
+
+    /// The scale encoding (`fp16` for GGUF types, `ue8m0` for MX, none for F32/F16).
+    public var scaleFormat: ScaleFormat {
+        switch info.scale {
+        case CK_SCALE_FP16: return .fp16
+        case CK_SCALE_UE8M0: return .ue8m0
+        default: return .none
+        }
+    }
+
+    public var description: String { rawValue }
+
+    var ck: ck_weight_format {
+        switch self {
+        case .f32: return CK_WF_F32
+        case .f16: return CK_WF_F16
+        case .q4_0: return CK_WF_Q4_0
+        case .q4_1: return CK_WF_Q4_1
+        case .q5_0: return CK_WF_Q5_0
+        case .q8_0: return CK_WF_Q8_0
+        case .q4_K: return CK_WF_Q4_K
+        case .q6_K: return CK_WF_Q6_K
+        case .mxint8: return CK_WF_MXINT8
+        case .mxfp8_e4m3: return CK_WF_MXFP8_E4M3
+        case .mxfp8_e5m2: return CK_WF_MXFP8_E5M2
+        case .mxfp4: return CK_WF_MXFP4
+        }
+    }
+
+    var info: ck_format_info { ck_weight_format_info(ck) }
+}
+
+/// How a weight format stores its block scales.
+public enum ScaleFormat: String, Sendable {
+    case none, fp16, ue8m0
+}
+
+/// Which kernel implementation runs: the scalar reference (the specification) or a SIMD twin.
+public enum KernelPath: Int32, Sendable, CaseIterable, CustomStringConvertible {
+    case ref = 0, avx2 = 1, avx512 = 2
+
+    /// The fastest path this CPU supports (CPUID).
+    public static var best: KernelPath { KernelPath(rawValue: Int32(ck_best_kernel_path().rawValue))! }
+
+    /// The path used when a call does not name one: the `force` override, else
+    /// `QUANTA_KERNEL_PATH=ref|avx2|avx512` (read once), else the best supported. Requests above
+    /// what the CPU supports are lowered to the best supported path.
+    public static var active: KernelPath { KernelPath(rawValue: Int32(ck_kernel_path_get().rawValue))! }
+
+    /// Forces the process-wide path (nil restores the environment/CPUID choice); returns the path in effect.
+    @discardableResult
+    public static func force(_ path: KernelPath?) -> KernelPath {
+        KernelPath(rawValue: Int32(ck_kernel_path_set(path.map { Int32($0.rawValue) } ?? -1).rawValue))!
+    }
+
+    public var description: String {
+        switch self {
+        case .ref: return "ref"
+        case .avx2: return "avx2"
+        case .avx512: return "avx512"
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import CKernels
+import GGUF
+
+/// A matmul weight `W[n][k]` (k contiguous) in one `WeightFormat`, ready for the kernels.
+///
+/// The original blocks stay where they are (the mmap'd GGUF file, kept alive by this object, or
+/// a buffer this object owns after a conversion); the reference kernel reads them. At load the
+/// integer formats are also repacked into 16-row interleaved int8/int4 tiles with fp32 scales
+/// (`ck_matmul.h`) and F16/MXFP8 into fp32 rows for sgemm; this object owns those buffers.
+/// Immutable after init, so it can be shared across threads.
+public final class WeightMatrix: @unchecked Sendable {
+    /// Output features (rows of W).
+    public let n: Int
+    /// Input features (row length).
+    public let k: Int
+    /// Element format of the weights.
+    public let format: WeightFormat
+    /// The tensor name (or a caller-given label).
+    public let name: String
+
+    private let file: GGUFFile?
+    private let ownedRaw: UnsafeMutableRawPointer?
+    private let repacked: [UnsafeMutableRawPointer]
+    /// Total bytes of the load-time repacked buffers.
+    public let repackedByteCount: Int
+    let weights: ck_weights
+
+    /// Threads used for load-time repacking.
+    nonisolated(unsafe) public static var loadThreads = 2
+
+    /// Wraps a 2-D GGUF tensor of shape `[k, n]` (ne0 = k contiguous) without copying its blocks.
+    public convenience init(tensor: GGUFTensorInfo, in file: GGUFFile) throws(EngineError) {
+        guard let format = WeightFormat(tensor.type) else {
+            throw .unsupportedTensorType(tensor: tensor.name, type: tensor.type)
+        }
+        guard tensor.shape.count == 2 else {
+            throw .invalidWeight(tensor: tensor.name, reason: "expected a 2-D tensor, shape \(tensor.shape)")
+        }
+        let data = file.tensorData(tensor)
+        let (k, n) = (tensor.shape[0], tensor.shape[1])
+        guard k % max(32, format.blockSize) == 0, data.count == n * format.rowBytes(k: k) else {
+            throw .invalidWeight(tensor: tensor.name, reason: "row length \(k) is not a whole number of 32-blocks")
+        }
+        self.init(name: tensor.name, format: format, n: n, k: k, raw: data.baseAddress!, file: file, owned: nil)
+    }
+
+    /// Loads a 2-D GGUF tensor and converts it to `format` at load (dequantize to fp32, then
+    /// quantize with round-to-nearest-even). Targets: the MX formats, `f32` and `f16`; asking for
+    /// the tensor's own format is the zero-copy init.
+    public convenience init(tensor: GGUFTensorInfo, in file: GGUFFile, convertingTo format: WeightFormat) throws(EngineError) {
+        if WeightFormat(tensor.type) == format {
+            try self.init(tensor: tensor, in: file)
+            return
+        }
+        guard tensor.shape.count == 2 else {
+            throw .invalidWeight(tensor: tensor.name, reason: "expected a 2-D tensor, shape \(tensor.shape)")
+        }
+        let values = try dequantizeRows(tensor, in: file)
+        try self.init(quantizing: values, n: tensor.shape[1], k: tensor.shape[0], as: format, name: tensor.name)
+    }
+
+    /// Quantizes fp32 values `[n][k]` into `format` (MX formats, `f32`, `f16`).
+    public convenience init(quantizing values: [Float], n: Int, k: Int, as format: WeightFormat, name: String = "weight") throws(EngineError) {
+        precondition(values.count == n * k, "values must hold n * k elements")
+        guard format.isMX || format == .f32 || format == .f16 else {
+            throw .invalidWeight(tensor: name, reason: "no quantizer to \(format) (load the GGUF tensor as it is)")
+        }
+        guard k % 32 == 0 else { throw .invalidWeight(tensor: name, reason: "k = \(k) is not a multiple of 32") }
+        let rowBytes = format.rowBytes(k: k)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, n * rowBytes), alignment: 64)
+        values.withUnsafeBufferPointer { v in
+            for r in 0..<n {
+                let x = v.baseAddress! + r * k
+                let y = raw + r * rowBytes
+                switch format {
+                case .f32: y.copyMemory(from: x, byteCount: k * 4)
+                case .f16:
+                    let h = y.assumingMemoryBound(to: UInt16.self)
+                    for i in 0..<k { h[i] = ck_fp32_to_fp16(x[i]) }
+                case .mxint8: ck_quantize_row_mxint8(x, y.assumingMemoryBound(to: ck_block_mxint8.self), Int64(k))
+                case .mxfp8_e4m3: ck_quantize_row_mxfp8_e4m3(x, y.assumingMemoryBound(to: ck_block_mxfp8.self), Int64(k))
+                case .mxfp8_e5m2: ck_quantize_row_mxfp8_e5m2(x, y.assumingMemoryBound(to: ck_block_mxfp8.self), Int64(k))
+                case .mxfp4: ck_quantize_row_mxfp4(x, y.assumingMemoryBound(to: ck_block_mxfp4.self), Int64(k))
+                default: break
+                }
+            }
+        }
+        self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
+    }
+
+    /// Copies already-encoded blocks (`n` rows of `format.rowBytes(k:)` bytes each), e.g. for
+    /// synthetic weights in tests and benchmarks.
+    public convenience init(blocks: UnsafeRawBufferPointer, n: Int, k: Int, format: WeightFormat, name: String = "weight") throws(EngineError) {
+        guard k % max(32, format.blockSize) == 0, blocks.count == n * format.rowBytes(k: k) else {
+            throw .invalidWeight(tensor: name, reason: "block buffer does not match \(n) x \(k) \(format)")
+        }
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, blocks.count), alignment: 64)
+        raw.copyMemory(from: blocks.baseAddress!, byteCount: blocks.count)
+        self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
+    }
+
+    private init(name: String, format: WeightFormat, n: Int, k: Int, raw: UnsafeRawPointer, file: GGUFFile?, owned: UnsafeMutableRawPointer?) {
+        self.name = name
+        self.format = format
+        self.n = n
+        self.k = k
+        self.file = file
+        self.ownedRaw = owned
+        var qsBytes = 0, dwBytes = 0, mwBytes = 0, f32Bytes = 0
+        ck_repack_sizes(format.ck, Int64(n), Int64(k), &qsBytes, &dwBytes, &mwBytes, &f32Bytes)
+        func alloc(_ bytes: Int) -> UnsafeMutableRawPointer? {
+            bytes == 0 ? nil : UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        }
+        let qs = alloc(qsBytes), dw = alloc(dwBytes), mw = alloc(mwBytes), f32 = alloc(f32Bytes)
+        repacked = [qs, dw, mw, f32].compactMap { $0 }
+        repackedByteCount = qsBytes + dwBytes + mwBytes + f32Bytes
+        let w = ck_weights(format: format.ck, n: Int64(n), k: Int64(k), raw: raw,
+                             raw_row_bytes: Int64(format.rowBytes(k: k)),
+                             qs: qs?.assumingMemoryBound(to: UInt8.self), dw: dw?.assumingMemoryBound(to: Float.self),
+                             mw: mw?.assumingMemoryBound(to: Float.self), f32: f32?.assumingMemoryBound(to: Float.self))
+        withUnsafePointer(to: w) { ck_repack($0, Int32(WeightMatrix.loadThreads)) }
+        weights = w
+    }
+
+    deinit {
+        ownedRaw?.deallocate()
+        for p in repacked { p.deallocate() }
+    }
+
+    /// Bytes of the original blocks (what a decode step streams per token in the original format).
+    public var byteCount: Int { n * format.rowBytes(k: k) }
+
+    /// The weights decoded to fp32, `[n][k]`, with the reference dequantizers.
+    public func dequantized() -> [Float] {
+        let rowBytes = format.rowBytes(k: k)
+        return [Float](unsafeUninitializedCapacity: n * k) { out, initialized in
+            for r in 0..<n {
+                let x = weights.raw! + r * rowBytes
+                let y = out.baseAddress! + r * k
+                let kk = Int64(k)
+                switch format {
+                case .mxint8: ck_dequantize_row_mxint8(x.assumingMemoryBound(to: ck_block_mxint8.self), y, kk)
+                case .mxfp8_e4m3: ck_dequantize_row_mxfp8_e4m3(x.assumingMemoryBound(to: ck_block_mxfp8.self), y, kk)
+                case .mxfp8_e5m2: ck_dequantize_row_mxfp8_e5m2(x.assumingMemoryBound(to: ck_block_mxfp8.self), y, kk)
+                case .mxfp4: ck_dequantize_row_mxfp4(x.assumingMemoryBound(to: ck_block_mxfp4.self), y, kk)
+                default:
+                    let type = ck_type(GGMLTypeRaw(format))
+                    let status = ck_dequantize_row(type, x, y, kk)
+                    precondition(status == 0, "dequantizer rejected \(format)")
+                }
+            }
+            initialized = n * k
+        }
+    }
+}
+
+/// GGUF type id of a GGUF-backed weight format.
+private func GGMLTypeRaw(_ f: WeightFormat) -> UInt32 {
+    switch f {
+    case .f32: return GGMLType.f32.rawValue
+    case .f16: return GGMLType.f16.rawValue
+    case .q4_0: return GGMLType.q4_0.rawValue
+    case .q4_1: return GGMLType.q4_1.rawValue
+    case .q5_0: return GGMLType.q5_0.rawValue
+    case .q8_0: return GGMLType.q8_0.rawValue
+    case .q4_K: return GGMLType.q4_K.rawValue
+    case .q6_K: return GGMLType.q6_K.rawValue
+    default: preconditionFailure("\(f) is not a GGUF type")
+    }
+}

@@ -1,0 +1,144 @@
+import CKernels
+import Testing
+@testable import Engine
+
+let allFormats: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q6_K, .f16, .f32, .mxint8, .mxfp8_e4m3, .mxfp8_e5m2, .mxfp4]
+let simdPaths: [KernelPath] = [.avx2, .avx512].filter { $0.rawValue <= KernelPath.best.rawValue }
+
+/// K for a format: a whole number of blocks, not a multiple of any SIMD tile beyond the block.
+func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
+
+@Suite struct MatmulTests {
+    /// Activation quantization: |q| <= 127, the scale is amax/127, reconstruction within half a
+    /// step, block sums exact; and every path produces the same bytes.
+    @Test func activationQuantization() {
+        let m = 5, k = 96
+        var x = gaussians(m * k, seed: 11)
+        for i in 0..<32 { x[32 + i] = 0 }                 // an all-zero block
+        x[70] = 0x1p-130                                    // a subnormal
+        let ref = MatmulScratch(maxRows: m, maxK: k)
+        x.withUnsafeBufferPointer { ref.quantize($0.baseAddress!, m: m, k: k, path: .ref) }
+        for r in 0..<m {
+            let q = ref.quantizedRow(r), meta = ref.blockMeta(r)
+            for b in 0..<(k / 32) {
+                let amax = (0..<32).map { abs(x[r * k + b * 32 + $0]) }.max()!
+                let d = meta[4 * b]
+                #expect(d == amax / 127)
+                var s = 0, s0 = 0
+                for i in 0..<32 {
+                    let qi = Int(q[b * 32 + i])
+                    #expect(abs(qi) <= 127)
+                    #expect(abs(Float(qi) * d - x[r * k + b * 32 + i]) <= d / 2 * 1.0001 + 1e-38)
+                    s += qi
+                    if i < 16 { s0 += qi }
+                }
+                #expect(ref.blockSums(r)[b] == Int32(s))
+                #expect(meta[4 * b + 1] == d * Float(s) && meta[4 * b + 2] == d * Float(s0) && meta[4 * b + 3] == d * Float(s - s0))
+            }
+        }
+        for path in simdPaths {
+            let fast = MatmulScratch(maxRows: m, maxK: k)
+            x.withUnsafeBufferPointer { fast.quantize($0.baseAddress!, m: m, k: k, threads: 2, path: path) }
+            for r in 0..<m {
+                #expect(fast.quantizedRow(r) == ref.quantizedRow(r), "\(path) row \(r)")
+                #expect(fast.blockMeta(r) == ref.blockMeta(r), "\(path) row \(r)")
+                #expect(fast.blockSums(r) == ref.blockSums(r), "\(path) row \(r)")
+            }
+        }
+    }
+
+    /// The reference kernel against an fp64 product on the independently dequantized weights,
+    /// within the bound from activation quantization (half a step per element times |w|) plus
+    /// fp32 rounding (see naiveWithBound).
+    @Test(arguments: allFormats)
+    func referenceMatchesDequantizedProduct(_ format: WeightFormat) throws {
+        let m = 3, n = 21, k = oddK(format)
+        let w = try randomWeights(format, n: n, k: k, seed: 100 + UInt64(format.hashValue & 0xFFFF))
+        let x = gaussians(m * k, seed: 5)
+        let (expected, bound) = naiveWithBound(w.dequantized(), n: n, k: k, x, m: m,
+                                               quantizedActivations: format.usesQuantizedActivations)
+        let y = runMatmul(w, x, m: m, path: .ref)
+        var worst = 0.0
+        for i in 0..<(m * n) {
+            #expect(abs(Double(y[i]) - expected[i]) <= bound[i], "\(format) output \(i): \(y[i]) vs \(expected[i]) ± \(bound[i])")
+            worst = max(worst, abs(Double(y[i]) - expected[i]) / bound[i])
+        }
+        #expect(worst > 0 || !format.usesQuantizedActivations)
+    }
+
+    /// Every SIMD path against the reference on odd shapes (N not a multiple of 16, M across the
+    /// decode / prefill tiles). Integer formats must be bit-identical (same fp32 operation
+    /// sequence per output); float formats go through sgemm and are held to 1e-5 relative to
+    /// sum |w x|.
+    @Test(arguments: allFormats)
+    func simdPathsMatchReference(_ format: WeightFormat) throws {
+        let n = 37, k = oddK(format)
+        let w = try randomWeights(format, n: n, k: k, seed: 200)
+        let wf = w.dequantized()
+        for m in [1, 2, 3, 7, 64, 513] {
+            if format.blockSize == 256 && m == 513 { continue }   // keep the reference's runtime small
+            let x = gaussians(m * k, seed: UInt64(m))
+            let ref = runMatmul(w, x, m: m, path: .ref)
+            for path in simdPaths {
+                for threads in [1, 2] {
+                    let y = runMatmul(w, x, m: m, path: path, threads: threads)
+                    if format.usesQuantizedActivations {
+                        let mismatches = (0..<(m * n)).filter { y[$0].bitPattern != ref[$0].bitPattern }
+                        #expect(mismatches.isEmpty, "\(format) \(path) m=\(m) t=\(threads): \(mismatches.count) outputs differ, first \(mismatches.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
+                    } else {
+                        for r in 0..<m {
+                            for c in 0..<n {
+                                var mag: Float = 0
+                                for i in 0..<k { mag += abs(wf[c * k + i] * x[r * k + i]) }
+                                #expect(abs(y[r * n + c] - ref[r * n + c]) <= 1e-5 * mag + 1e-30, "\(format) \(path) m=\(m)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// accumulate: y += x·Wᵀ equals the overwrite result added to the old y, on every path.
+    @Test(arguments: [WeightFormat.q4_1, .q6_K, .q8_0, .f32])
+    func accumulateAddsToY(_ format: WeightFormat) throws {
+        let m = 3, n = 19, k = oddK(format)
+        let w = try randomWeights(format, n: n, k: k, seed: 300)
+        let x = gaussians(m * k, seed: 301), start = gaussians(m * n, seed: 302)
+        for path in [KernelPath.ref] + simdPaths {
+            let plain = runMatmul(w, x, m: m, path: path)
+            let acc = runMatmul(w, x, m: m, path: path, accumulateOnto: start)
+            for i in 0..<(m * n) {
+                if format.usesQuantizedActivations { #expect(acc[i] == start[i] + plain[i]) }
+                else { #expect(abs(acc[i] - (start[i] + plain[i])) <= 1e-4 * (abs(start[i]) + abs(plain[i]) + 1)) }
+            }
+        }
+    }
+
+    /// One activation quantization shared by two weights equals two separate calls.
+    @Test func sharedQuantizedInput() throws {
+        let m = 4, k = 576
+        let wq = try randomWeights(.q4_1, n: 40, k: k, seed: 1), wk = try randomWeights(.q8_0, n: 24, k: k, seed: 2)
+        let x = gaussians(m * k, seed: 3)
+        let scratch = MatmulScratch(maxRows: 8, maxK: 1536)
+        var yq = [Float](repeating: 0, count: m * 40), yk = [Float](repeating: 0, count: m * 24)
+        x.withUnsafeBufferPointer { xp in
+            scratch.quantize(xp.baseAddress!, m: m, k: k)
+            yq.withUnsafeMutableBufferPointer { matmul(wq, quantized: scratch, y: $0.baseAddress!, threads: 2) }
+            yk.withUnsafeMutableBufferPointer { matmul(wk, quantized: scratch, y: $0.baseAddress!, threads: 1) }
+        }
+        #expect(yq == runMatmul(wq, x, m: m, path: KernelPath.active))
+        #expect(yk == runMatmul(wk, x, m: m, path: KernelPath.active))
+    }
+
+    @Test func descriptorAndDispatch() throws {
+        let d = MatmulDescriptor(m: 1, n: 576, k: 576, weightFormat: .mxfp4)
+        #expect(d.scaleFormat == .ue8m0 && d.quantizedActivations)
+        #expect(MatmulDescriptor(m: 1, n: 2, k: 32, weightFormat: .q4_K).scaleFormat == .fp16)
+        #expect(MatmulDescriptor(m: 1, n: 2, k: 32, weightFormat: .mxfp8_e4m3).quantizedActivations == false)
+        #expect(WeightFormat(.q4_K) == .q4_K && WeightFormat(.q5_1) == nil)
+        // Asking for more than the CPU has is lowered to the best supported path.
+        #expect(ck_kernel_path_get().rawValue <= ck_best_kernel_path().rawValue)
+        #expect(throws: EngineError.self) { try WeightMatrix(quantizing: [Float](repeating: 0, count: 64), n: 2, k: 32, as: .q4_K) }
+    }
+}

@@ -1,0 +1,121 @@
+import CKernels
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Engine
+
+/// Deterministic SplitMix64, so every test input is reproducible.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    mutating func uniform() -> Float { Float(next() >> 40) * 0x1p-24 }
+    /// Standard normal (Box–Muller).
+    mutating func gaussian() -> Float {
+        let u1 = max(uniform(), 1e-7), u2 = uniform()
+        return (-2 * logf(u1)).squareRoot() * cosf(2 * Float.pi * u2)
+    }
+    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+}
+
+func gaussians(_ count: Int, seed: UInt64, scale: Float = 1) -> [Float] {
+    var rng = SplitMix64(seed: seed)
+    return (0..<count).map { _ in rng.gaussian() * scale }
+}
+
+func putHalf(_ bytes: inout [UInt8], _ offset: Int, _ value: Float) {
+    let h = ck_fp32_to_fp16(value)
+    bytes[offset] = UInt8(h & 0xFF)
+    bytes[offset + 1] = UInt8(h >> 8)
+}
+
+/// Random but well-formed blocks of a GGUF format: random quant bytes, scales in a sane range.
+func randomBlocks(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) -> [UInt8] {
+    var rng = SplitMix64(seed: seed)
+    var bytes = (0..<(n * format.rowBytes(k: k))).map { _ in rng.byte() }
+    let bb = format.blockBytes
+    for b in 0..<(bytes.count / bb) {
+        let o = b * bb
+        let d = 0.002 + 0.01 * rng.uniform()
+        switch format {
+        case .q4_0, .q5_0, .q8_0: putHalf(&bytes, o, d)
+        case .q4_1: putHalf(&bytes, o, d); putHalf(&bytes, o + 2, -8 * d * rng.uniform())
+        case .q4_K: putHalf(&bytes, o, d / 16); putHalf(&bytes, o + 2, d / 32)
+        case .q6_K: putHalf(&bytes, o + 208, d / 64)
+        case .f16:
+            for i in stride(from: o, to: o + bb, by: 2) { putHalf(&bytes, i, rng.gaussian()) }
+        default: break
+        }
+    }
+    return bytes
+}
+
+/// A weight matrix of `format` with random contents: random blocks for GGUF quant types,
+/// quantized Gaussians for MX / F32 / F16.
+func randomWeights(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) throws -> WeightMatrix {
+    switch format {
+    case .q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q6_K:
+        let blocks = randomBlocks(format, n: n, k: k, seed: seed)
+        return try blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
+    default:
+        return try WeightMatrix(quantizing: gaussians(n * k, seed: seed, scale: 0.05), n: n, k: k, as: format)
+    }
+}
+
+/// Runs a matmul on fresh scratch and returns y[m][n].
+func runMatmul(_ w: WeightMatrix, _ x: [Float], m: Int, path: KernelPath, threads: Int = 1,
+               accumulateOnto start: [Float]? = nil) -> [Float] {
+    let scratch = MatmulScratch(maxRows: m, maxK: w.k)
+    var y = start ?? [Float](repeating: .nan, count: m * w.n)
+    x.withUnsafeBufferPointer { xp in
+        y.withUnsafeMutableBufferPointer { yp in
+            matmul(w, x: xp.baseAddress!, m: m, y: yp.baseAddress!, scratch: scratch, threads: threads,
+                   accumulate: start != nil, path: path)
+        }
+    }
+    return y
+}
+
+/// fp64 x · Wᵀ on the dequantized weights, and a per-output error bound for a kernel that
+/// quantizes activations per 32 to int8 (|x - x̂| <= amax/254 per element) and accumulates in fp32.
+func naiveWithBound(_ wf: [Float], n: Int, k: Int, _ x: [Float], m: Int, quantizedActivations: Bool)
+    -> (y: [Double], bound: [Double]) {
+    var y = [Double](repeating: 0, count: m * n), bound = [Double](repeating: 0, count: m * n)
+    var half = [Double](repeating: 0, count: m * k)   // per element: half an activation quantum
+    if quantizedActivations {
+        for r in 0..<m {
+            for b in 0..<(k / 32) {
+                let amax = (0..<32).map { abs(Double(x[r * k + b * 32 + $0])) }.max()!
+                for i in 0..<32 { half[r * k + b * 32 + i] = amax / 127 / 2 * 1.0001 }
+            }
+        }
+    }
+    for r in 0..<m {
+        for c in 0..<n {
+            var s = 0.0, e = 0.0, mag = 0.0
+            for b in 0..<(k / 32) {
+                var wmax = 0.0, xs = 0.0
+                for i in (b * 32)..<(b * 32 + 32) {
+                    let wv = Double(wf[c * k + i]), xv = Double(x[r * k + i])
+                    s += wv * xv
+                    e += abs(wv) * half[r * k + i]
+                    wmax = max(wmax, abs(wv))
+                    xs += abs(xv)
+                }
+                mag += wmax * xs
+            }
+            y[r * n + c] = s
+            // fp32 rounding of the canonical sequence: a few ulps of each block term (the offset
+            // terms are up to 128x the block's max |w| times its sum |x|).
+            bound[r * n + c] = e + (quantizedActivations ? 2.6e-4 : 1e-5) * mag + 1e-30
+        }
+    }
+    return (y, bound)
+}
