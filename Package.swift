@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "GGUF", targets: ["GGUF"]),
         .library(name: "Engine", targets: ["Engine"]),
+        .library(name: "Templates", targets: ["Templates"]),
         .executable(name: "quanta", targets: ["quanta"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -30,12 +31,20 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "GGUF", path: "Sources/GGUF"),
         .target(name: "Engine", dependencies: ["CKernels", "GGUF"], path: "Sources/Engine"),
+        .target(name: "Templates", path: "Sources/Templates"),
 
         // MARK: - Executables
-        .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine"], path: "Sources/quanta"),
+        .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine", "Templates"], path: "Sources/quanta"),
         .executableTarget(name: "bench", dependencies: ["GGUF", "Engine", "CKernels"], path: "Benchmarks/bench"),
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
+        .testTarget(
+            name: "TemplatesTests",
+            dependencies: ["Templates", "GGUF"],
+            path: "Tests/TemplatesTests",
+            // Fixtures are read from the source tree (see Fixtures.swift), not bundled.
+            exclude: ["Fixtures"]
+        ),
     ]
 )
