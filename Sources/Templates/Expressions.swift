@@ -167,7 +167,8 @@ extension Renderer {
         case let .undefined(message):
             throw .runtime(message, location)
         default:
-            throw .runtime("'\(value.typeName)' object is not subscriptable", location)
+            // jinja2's getitem turns the TypeError of slicing a non-sequence into undefined.
+            return .undefined("'\(value.typeName) object' is not subscriptable")
         }
     }
 

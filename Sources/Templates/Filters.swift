@@ -25,10 +25,6 @@ let supportedTestNames: Set<String> = [
 extension Renderer {
     func applyFilter(_ name: String, _ value: Value, _ args: EvaluatedArguments, location: SourceLocation) throws(TemplateError) -> Value {
         func arg(_ name: String, _ position: Int) -> Value? { args.value(name, position) }
-        func requireString(_ v: Value) throws(TemplateError) -> String {
-            if case let .undefined(m) = v { throw .runtime(m, location) }
-            return v.str
-        }
         switch name {
         case "trim":
             return .string(pyStrip(value.str, chars: arg("chars", 0).flatMap { $0.isNone ? nil : $0.str }, left: true, right: true))
@@ -70,7 +66,7 @@ extension Renderer {
         case "replace":
             guard let old = arg("old", 0), let new = arg("new", 1) else { throw .runtime("replace needs old and new", location) }
             let count = arg("count", 2)?.integer
-            return .string(pyReplace(try requireString(value), old.str, new.str, count: count))
+            return .string(pyReplace(value.str, old.str, new.str, count: count))
         case "join":
             let separator = arg("d", 0)?.str ?? ""
             var items = try iterate(value, location: location)
@@ -291,12 +287,10 @@ extension Renderer {
             default: return false
             }
         case "even", "odd", "divisibleby":
-            guard let x = value.integer else { throw .runtime("\(name) needs an integer", location) }
-            if name == "divisibleby" {
-                guard let y = other.integer, y != 0 else { throw .runtime("divisibleby needs a non-zero integer", location) }
-                return x % y == 0
-            }
-            return (x % 2 == 0) == (name == "even")
+            // jinja2 tests `value % 2 == 1` etc., so floats work with Python's modulo.
+            let divisor = name == "divisibleby" ? other : .int(2)
+            let remainder = try binary(.mod, value, divisor, location: location)
+            return valuesEqual(remainder, .int(name == "odd" ? 1 : 0))
         case "eq", "equalto", "==": return valuesEqual(value, other)
         case "ne", "!=": return !valuesEqual(value, other)
         case "lt", "lessthan", "<": return try compare(.lt, value, other, location: location)

@@ -143,8 +143,7 @@ struct Lexer {
             // {% raw %}: everything up to {% endraw %} is text.
             if kind == .block, tokens.count == beginIndex + 3, tokens[beginIndex + 1].kind == .name("raw") {
                 tokens.removeLast(3)
-                try lexRaw(start: tagStart)
-                lineStarting = false
+                lineStarting = try lexRaw(start: tagStart)
             }
         }
         emit(.eof, at: src.count)
@@ -174,7 +173,8 @@ struct Lexer {
         return last == "\n"
     }
 
-    private mutating func lexRaw(start: Int) throws(TemplateError) {
+    /// Emits the text up to `{% endraw %}`; returns `line_starting` after the end tag.
+    private mutating func lexRaw(start: Int) throws(TemplateError) -> Bool {
         var i = pos
         while i + 1 < src.count {
             if src[i] == "{" && src[i + 1] == "%" {
@@ -192,8 +192,7 @@ struct Lexer {
                         if strip { while textEnd > pos, pyIsSpace(src[textEnd - 1]) { textEnd -= 1 } }
                         if textEnd > pos { emit(.text(string(pos..<textEnd)), at: pos) }
                         pos = j + 2
-                        _ = consumeAfterTag(strip: endStrip, trim: trimBlocks)
-                        return
+                        return consumeAfterTag(strip: endStrip, trim: trimBlocks)
                     }
                 }
             }
