@@ -188,6 +188,9 @@ extension Renderer {
             if x.utf8.count + y.utf8.count > limits.maxOutputBytes { throw .limitExceeded("string longer than \(limits.maxOutputBytes) bytes") }
             return .string(x + y)
         case let (.add, .list(x), .list(y)): return .list(x + y)
+        case (.add, .string, _), (.add, .list, _):
+            // Python's wording, so errors read the same as in Hugging Face's renderer.
+            throw .runtime("can only concatenate \(a.typeName) (not \"\(b.typeName)\") to \(a.typeName)", location)
         case let (.mul, .string(s), n), let (.mul, n, .string(s)):
             guard let count = n.integer else { throw unsupported }
             guard s.utf8.count * max(count, 0) <= limits.maxOutputBytes else { throw .limitExceeded("string longer than \(limits.maxOutputBytes) bytes") }

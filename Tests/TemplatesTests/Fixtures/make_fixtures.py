@@ -53,6 +53,8 @@ TOKENS = {
     "qwen3": ("<|endoftext|>", "<|im_end|>"),
     "mistral-v0.3": ("<s>", "</s>"),
     "phi3": ("<s>", "<|endoftext|>"),
+    "deepseek-r1-distill": ("<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"),
+    "hermes3-tool-use": ("<|begin_of_text|>", "<|im_end|>"),
 }
 
 WEATHER_TOOL = {
@@ -119,6 +121,9 @@ MATRIX = {
     "qwen3": PLAIN + ["tools", "thinking", "thinking-disabled", "thinking-enabled"],
     "mistral-v0.3": PLAIN + ["tools"],
     "phi3": PLAIN,
+    # Beyond the required set: templates with macros, previtem/nextitem and |items on dicts.
+    "deepseek-r1-distill": PLAIN + ["tools", "thinking"],
+    "hermes3-tool-use": PLAIN + ["tools"],
 }
 
 
@@ -226,7 +231,8 @@ def main():
                         "add_generation_prompt": agp, "context": context}
                 try:
                     case["expected"] = compiled.render(**json.loads(json.dumps(context)))
-                except jinja2.exceptions.TemplateError as error:
+                except (jinja2.exceptions.TemplateError, TypeError) as error:
+                    # raise_exception, or a Python error apply_chat_template would surface too.
                     case["error"] = str(error)
                 cases.append(case)
     constructs = []
