@@ -56,7 +56,7 @@ import Testing
     }
 
     static func table(_ matrix: [String: [String: (Int, Int)]], conversations: [String]) -> String {
-        let order = ["smollm2", "gemma3", "llama3", "qwen2.5", "qwen3", "mistral-v0.3", "phi3", "deepseek-r1-distill", "hermes3-tool-use"]
+        let order = ["smollm2", "gemma3", "llama3", "qwen2.5", "qwen3", "mistral-v0.3", "phi3", "deepseek-r1-distill", "hermes3-tool-use", "granite-3.3"]
         var lines = ["template × conversation (passed/rendered; each conversation with add_generation_prompt on and off)"]
         lines.append("| template | " + conversations.joined(separator: " | ") + " | total |")
         lines.append("|---" + String(repeating: "|---", count: conversations.count + 1) + "|")

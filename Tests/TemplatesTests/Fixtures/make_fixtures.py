@@ -55,6 +55,7 @@ TOKENS = {
     "phi3": ("<s>", "<|endoftext|>"),
     "deepseek-r1-distill": ("<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"),
     "hermes3-tool-use": ("<|begin_of_text|>", "<|im_end|>"),
+    "granite-3.3": ("<|end_of_text|>", "<|end_of_text|>"),
 }
 
 WEATHER_TOOL = {
@@ -121,9 +122,11 @@ MATRIX = {
     "qwen3": PLAIN + ["tools", "thinking", "thinking-disabled", "thinking-enabled"],
     "mistral-v0.3": PLAIN + ["tools"],
     "phi3": PLAIN,
-    # Beyond the required set: templates with macros, previtem/nextitem and |items on dicts.
+    # Beyond the required set: templates with macros, previtem/nextitem, |items on dicts,
+    # `in` on an undefined variable and strftime_now.
     "deepseek-r1-distill": PLAIN + ["tools", "thinking"],
     "hermes3-tool-use": PLAIN + ["tools"],
+    "granite-3.3": PLAIN + ["tools"],
 }
 
 
