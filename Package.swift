@@ -11,6 +11,9 @@ let package = Package(
     products: [
         .library(name: "GGUF", targets: ["GGUF"]),
         .library(name: "Engine", targets: ["Engine"]),
+        .library(name: "Templates", targets: ["Templates"]),
+        .library(name: "Sampling", targets: ["Sampling"]),
+        .library(name: "Architectures", targets: ["Architectures"]),
         .executable(name: "quanta", targets: ["quanta"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -30,11 +33,12 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "GGUF", path: "Sources/GGUF"),
         .target(name: "Engine", dependencies: ["CKernels", "GGUF"], path: "Sources/Engine"),
+        .target(name: "Templates", path: "Sources/Templates"),
         .target(name: "Sampling", path: "Sources/Sampling"),
         .target(name: "Architectures", dependencies: ["Engine", "GGUF"], path: "Sources/Architectures"),
 
         // MARK: - Executables
-        .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine"], path: "Sources/quanta"),
+        .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine", "Templates"], path: "Sources/quanta"),
         .executableTarget(name: "bench", dependencies: ["GGUF", "Engine", "Architectures", "CKernels"], path: "Benchmarks/bench"),
 
         // MARK: - Tests
@@ -46,9 +50,16 @@ let package = Package(
             exclude: ["Fixtures/make_fixtures.py"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "CLITests", path: "Tests/CLITests"),
+        .testTarget(name: "KernelsTests", dependencies: ["Engine", "GGUF", "CKernels"], path: "Tests/KernelsTests"),
         .testTarget(name: "SamplingTests", dependencies: ["Sampling"], path: "Tests/SamplingTests"),
         .testTarget(name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests"),
-        .testTarget(name: "KernelsTests", dependencies: ["Engine", "GGUF", "CKernels"], path: "Tests/KernelsTests"),
+        .testTarget(
+            name: "TemplatesTests",
+            dependencies: ["Templates", "GGUF"],
+            path: "Tests/TemplatesTests",
+            // Fixtures are read from the source tree (see Fixtures.swift), not bundled.
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(name: "CLITests", path: "Tests/CLITests"),
     ]
 )

@@ -8,6 +8,8 @@ usage: quanta <command> [options]
 
 commands:
   inspect PATH [--json]     metadata, tensor table and totals of a GGUF file
+  template [--model PATH] [--template FILE] [--no-generation-prompt] [--bos TEXT] [--eos TEXT]
+                            render a JSON conversation (stdin) with a chat template
 """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -18,6 +20,7 @@ guard let command = arguments.first else {
 let rest = Array(arguments.dropFirst())
 switch command {
 case "inspect": exit(runInspect(rest))
+case "template": exit(runTemplate(rest))
 case "-h", "--help", "help":
     print(usage)
 default:

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GGUF
+import Templates
+
+let templateUsage = "usage: quanta template [--model PATH] [--template FILE] [--no-generation-prompt] [--bos TEXT] [--eos TEXT] < conversation.json"
+
+/// `quanta template`: renders a JSON conversation from stdin with a chat template and prints the
+/// prompt exactly (no newline added).
+///
+/// Input: `{"messages": [...], "tools": [...]?, "enable_thinking": bool?}` or a bare array of
+/// messages; any other top-level key is passed to the template as a variable too (for example
+/// `date_string`). The template is `--template FILE`, else the `--model` GGUF's
+/// `tokenizer.chat_template`, else the plain format (`ChatTemplate.plainSource`). BOS/EOS text is
+/// `--bos`/`--eos`, else the model's BOS/EOS token strings, else empty.
+func runTemplate(_ args: [String]) -> Int32 {
+    var modelPath: String?, templatePath: String?, bos: String?, eos: String?
+    var addGenerationPrompt = true
+    var i = 0
+    while i < args.count {
+        let needsValue = ["--model", "--template", "--bos", "--eos"].contains(args[i])
+        if needsValue && i + 1 >= args.count { return fail("\(args[i]) needs a value\n\(templateUsage)") }
+        switch args[i] {
+        case "--model": modelPath = args[i + 1]
+        case "--template": templatePath = args[i + 1]
+        case "--bos": bos = args[i + 1]
+        case "--eos": eos = args[i + 1]
+        case "--no-generation-prompt": addGenerationPrompt = false
+        case "-h", "--help":
+            print(templateUsage)
+            return 0
+        default: return fail("unknown argument \(args[i])\n\(templateUsage)")
+        }
+        i += needsValue ? 2 : 1
+    }
+
+    var source: String?
+    if let modelPath {
+        do {
+            let file = try GGUFFile(path: modelPath)
+            if file.metadata["tokenizer.chat_template"] != nil { source = try file.string("tokenizer.chat_template") }
+            let tokens = (try? file.strings("tokenizer.ggml.tokens")) ?? []
+            func token(_ key: String) -> String? {
+                guard let id = try? file.int(key), tokens.indices.contains(id) else { return nil }
+                return tokens[id]
+            }
+            bos = bos ?? token("tokenizer.ggml.bos_token_id")
+            eos = eos ?? token("tokenizer.ggml.eos_token_id")
+        } catch {
+            return fail("\(modelPath): \(error)")
+        }
+    }
+    if let templatePath {
+        guard let text = readFile(templatePath) else { return fail("cannot read \(templatePath)") }
+        source = text
+    }
+
+    do {
+        let template = try source.map { (s: String) throws(TemplateError) -> ChatTemplate in try ChatTemplate(source: s) } ?? .plain
+        let input = try parseJSON(readStandardInput())
+        var messages: [TemplateValue] = []
+        var tools: [TemplateValue]?
+        var extra: [String: TemplateValue] = [:]
+        switch input {
+        case let .array(items):
+            messages = items
+        case let .object(object):
+            guard case let .array(items)? = object["messages"] else { throw TemplateError.invalidInput("\"messages\" must be an array") }
+            messages = items
+            for (key, value) in object.pairs where key != "messages" {
+                if key == "tools" {
+                    if case let .array(t) = value { tools = t } else if value != .none { throw TemplateError.invalidInput("\"tools\" must be an array") }
+                } else {
+                    extra[key] = value
+                }
+            }
+        default:
+            throw TemplateError.invalidInput("expected an object with \"messages\" or an array of messages")
+        }
+        let prompt = try template.render(messages: messages, addGenerationPrompt: addGenerationPrompt,
+                                         bosToken: bos ?? "", eosToken: eos ?? "", tools: tools, extra: extra)
+        writeStandardOutput(prompt)
+        return 0
+    } catch {
+        // One line: a raised message may itself contain newlines.
+        return fail("\(error)".split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\\n"))
+    }
+}
+
+private func readStandardInput() -> String {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = read(0, &buffer, buffer.count)
+        if n <= 0 { break }
+        bytes.append(contentsOf: buffer[0..<n])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+private func readFile(_ path: String) -> String? {
+    guard let f = fopen(path, "rb") else { return nil }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = fread(&buffer, 1, buffer.count, f)
+        if n == 0 { break }
+        bytes.append(contentsOf: buffer[0..<n])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Writes every byte with write(2), so nothing is buffered or appended.
+private func writeStandardOutput(_ text: String) {
+    var text = text
+    text.withUTF8 { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)
+            if n <= 0 { break }
+            offset += n
+        }
+    }
+}
