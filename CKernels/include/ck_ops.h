@@ -30,13 +30,24 @@ void ck_scale(float *x, float s, int64_t n);
 /// fp32 -> fp16 for a row (KV cache writes).
 void ck_fp32_to_fp16_row(const float *x, ck_half *y, int64_t n);
 
-/// Causal attention for one query head against fp16 K/V rows of one KV head.
-///   q      [head_dim]                 already scaled by the attention scale
-///   k, v   rows of the cache: element (pos, d) at k[pos * kv_stride + d]
-///   first..last (inclusive) positions visible to this query
-///   scores scratch of at least last + 1 floats
-///   out    [head_dim]
-void ck_attend_head(const float *q, const ck_half *k, const ck_half *v, int64_t kv_stride, int64_t head_dim,
-                    int64_t first, int64_t last, float *scores, float *out);
+/// Causal (optionally sliding-window) grouped-query attention of a batch of query rows against
+/// one layer's fp16 KV cache.
+///   q        [rows][q_stride]; head h of row r at q + r*q_stride + h*head_dim (already scaled)
+///   k, v     the layer's cache: position p, KV head g at k + p*kv_stride + g*head_dim
+///   positions[r] absolute position of query row r; it sees max(0, p - window + 1) ... p
+///            (window 0 = no window)
+///   out      [rows][out_stride], same head layout as q
+///   scratch  nthreads blocks of scratch_stride floats (>= max position + 1): softmax weights
+/// Query head h reads KV head h / (heads / kv_heads). Work is split over (row, head) pairs.
+typedef struct {
+    const float *q; int64_t q_stride;
+    const ck_half *k, *v; int64_t kv_stride;
+    const int64_t *positions; int64_t rows;
+    int64_t heads, kv_heads, head_dim, window;
+    float *out; int64_t out_stride;
+    float *scratch; int64_t scratch_stride;
+} ck_attention_desc;
+
+void ck_attention(const ck_attention_desc *d, int nthreads);
 
 #endif

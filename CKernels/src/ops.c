@@ -52,27 +52,3 @@ void ck_scale(float *x, float s, int64_t n) {
 void ck_fp32_to_fp16_row(const float *x, ck_half *y, int64_t n) {
     for (int64_t i = 0; i < n; i++) y[i] = ck_fp32_to_fp16(x[i]);
 }
-
-void ck_attend_head(const float *q, const ck_half *k, const ck_half *v, int64_t kv_stride, int64_t head_dim,
-                    int64_t first, int64_t last, float *scores, float *out) {
-    float max = -INFINITY;
-    for (int64_t p = first; p <= last; p++) {
-        const ck_half *kp = k + p * kv_stride;
-        float dot = 0;
-        for (int64_t d = 0; d < head_dim; d++) dot += q[d] * ck_fp16_to_fp32(kp[d]);
-        scores[p] = dot;
-        if (dot > max) max = dot;
-    }
-    double sum = 0;
-    for (int64_t p = first; p <= last; p++) {
-        scores[p] = expf(scores[p] - max);
-        sum += scores[p];
-    }
-    const float inv = (float)(1.0 / sum);
-    for (int64_t d = 0; d < head_dim; d++) out[d] = 0;
-    for (int64_t p = first; p <= last; p++) {
-        const float w = scores[p] * inv;
-        const ck_half *vp = v + p * kv_stride;
-        for (int64_t d = 0; d < head_dim; d++) out[d] += w * ck_fp16_to_fp32(vp[d]);
-    }
-}

@@ -121,7 +121,8 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
             s.cache.store(layer: i, keys: k, values: v, rows: n, positions: positions)
             Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
             s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
-                              window: layer.isGlobal ? nil : slidingWindow, into: attended, scratch: &s.scores)
+                              window: layer.isGlobal ? nil : slidingWindow, into: attended, scratch: &s.scores,
+                              threads: s.threads)
             Ops.linear(attended, rows: n, weight: layer.attentionOutput, into: projected, scratch: s.matmulScratch, threads: s.threads)
             Ops.rmsNorm(projected, rows: n, weight: layer.postAttentionNorm, eps: hp.rmsEps, into: projected)
             Ops.add(projected, into: x, rows: n)

@@ -97,7 +97,8 @@ public final class Llama: BatchedForward, @unchecked Sendable {
             s.cache.store(layer: i, keys: k, values: v, rows: n, positions: positions)
             Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
             s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
-                              window: nil, into: attended, scratch: &s.scores)
+                              window: nil, into: attended, scratch: &s.scores,
+                              threads: s.threads)
             Ops.linear(attended, rows: n, weight: layer.attentionOutput, into: projected, scratch: s.matmulScratch, threads: s.threads)
             Ops.add(projected, into: x, rows: n)
 

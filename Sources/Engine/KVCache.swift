@@ -63,21 +63,24 @@ public final class KVCache: @unchecked Sendable {
     /// (`[rows][heads × headDim]`, already scaled) against this layer's cache; query row r sits at
     /// `positions[r]` and sees positions `max(0, p − window + 1) … p`. Grouped-query: query head h
     /// reads KV head h / (heads / kvHeads). Writes `out` `[rows][heads × headDim]`.
+    /// `scratch` holds the softmax weights of each thread (grown here when too small).
     public func attention(layer: Int, queries q: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int,
-                          window: Int?, into out: Matrix, scratch: inout [Float]) {
+                          window: Int?, into out: Matrix, scratch: inout [Float], threads: Int) {
         let kvHeads = kvDim / headDim
         precondition(q.columns == heads * headDim && out.columns == q.columns && heads % kvHeads == 0)
-        let group = heads / kvHeads
-        if scratch.count < capacity { scratch = [Float](repeating: 0, count: capacity) }
-        scratch.withUnsafeMutableBufferPointer { scores in
-            for r in 0..<rows {
-                let p = positions[r]
-                let first = window.map { max(0, p - $0 + 1) } ?? 0
-                for h in 0..<heads {
-                    let kv = slot(layer, 0) + (h / group) * headDim
-                    ck_attend_head(q.row(r) + h * headDim, keys + kv, values + kv, Int64(kvDim), Int64(headDim),
-                                   Int64(first), Int64(p), scores.baseAddress, out.row(r) + h * headDim)
-                }
+        precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < capacity }, "position outside the cache")
+        let threads = max(1, threads)
+        if scratch.count < threads * capacity { scratch = [Float](repeating: 0, count: threads * capacity) }
+        let base = slot(layer, 0)
+        let positions64 = positions.prefix(rows).map { Int64($0) }
+        positions64.withUnsafeBufferPointer { pos in
+            scratch.withUnsafeMutableBufferPointer { w in
+                var desc = ck_attention_desc(
+                    q: q.base, q_stride: Int64(q.columns), k: keys + base, v: values + base, kv_stride: Int64(kvDim),
+                    positions: pos.baseAddress, rows: Int64(rows), heads: Int64(heads), kv_heads: Int64(kvHeads),
+                    head_dim: Int64(headDim), window: Int64(window ?? 0), out: out.base, out_stride: Int64(out.columns),
+                    scratch: w.baseAddress, scratch_stride: Int64(capacity))
+                ck_attention(&desc, Int32(threads))
             }
         }
     }

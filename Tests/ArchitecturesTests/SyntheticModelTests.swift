@@ -155,14 +155,15 @@ func naiveForward(_ c: TinyConfig, _ w: TinyWeights, tokens: [Int]) -> [[Double]
 @Suite struct SyntheticModelTests {
     /// Prefill in uneven batches (3, then 5, then one token at a time) so batching, positions,
     /// the KV cache and the sliding window are all exercised; every position's logits compared.
-    @Test(arguments: ["llama", "gemma3"])
-    func forwardMatchesNaiveImplementation(_ arch: String) throws {
+    @Test(arguments: ["llama", "gemma3"], [1, 2])
+    func forwardMatchesNaiveImplementation(_ arch: String, threads: Int) throws {
         let config = TinyConfig(arch: arch)
         let (bytes, weights) = makeTinyModel(config, seed: arch == "llama" ? 1 : 2)
         let model = try loadModel(GGUFFile(contents: bytes))
         let tokens = [3, 17, 0, 39, 5, 5, 22, 8, 1, 30, 12]
         let expected = naiveForward(config, weights, tokens: tokens)
         let state = model.makeState(contextSize: 16, maxBatch: 3)
+        state.threads = threads
         var got: [[Float]] = []
         let first = try #require(model.forward(tokens[0..<8].map(Int32.init), state: state, logitRows: 0..<8))
         got += (0..<8).map(first.copyRow)
