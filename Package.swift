@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "GGUF", targets: ["GGUF"]),
         .library(name: "Engine", targets: ["Engine"]),
+        .library(name: "Tokenizers", targets: ["Tokenizers"]),
         .executable(name: "quanta", targets: ["quanta"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -30,12 +31,18 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "GGUF", path: "Sources/GGUF"),
         .target(name: "Engine", dependencies: ["CKernels", "GGUF"], path: "Sources/Engine"),
+        .target(name: "Tokenizers", dependencies: ["GGUF"], path: "Sources/Tokenizers"),
 
         // MARK: - Executables
-        .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine"], path: "Sources/quanta"),
-        .executableTarget(name: "bench", dependencies: ["GGUF", "Engine", "CKernels"], path: "Benchmarks/bench"),
+        .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine", "Tokenizers"], path: "Sources/quanta"),
+        .executableTarget(name: "bench", dependencies: ["GGUF", "Engine", "CKernels", "Tokenizers"], path: "Benchmarks/bench"),
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
+        .testTarget(
+            name: "TokenizersTests", dependencies: ["Tokenizers", "GGUF"], path: "Tests/TokenizersTests",
+            // Fixtures are read from the source tree via #filePath (JSONL ids from llama.cpp).
+            exclude: ["Fixtures"]
+        ),
     ]
 )

@@ -8,6 +8,8 @@ usage: quanta <command> [options]
 
 commands:
   inspect PATH [--json]     metadata, tensor table and totals of a GGUF file
+  tokenize --model PATH [--add-special] [--parse-special] [--pieces]
+                            stdin text -> token ids (JSON array on one line)
 """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -18,6 +20,7 @@ guard let command = arguments.first else {
 let rest = Array(arguments.dropFirst())
 switch command {
 case "inspect": exit(runInspect(rest))
+case "tokenize": exit(runTokenize(rest))
 case "-h", "--help", "help":
     print(usage)
 default:
