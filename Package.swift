@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "GGUF", targets: ["GGUF"]),
         .library(name: "Engine", targets: ["Engine"]),
+        .library(name: "Tokenizers", targets: ["Tokenizers"]),
         .library(name: "Templates", targets: ["Templates"]),
         .library(name: "Sampling", targets: ["Sampling"]),
         .library(name: "Architectures", targets: ["Architectures"]),
@@ -33,13 +34,22 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "GGUF", path: "Sources/GGUF"),
         .target(name: "Engine", dependencies: ["CKernels", "GGUF"], path: "Sources/Engine"),
+        .target(name: "Tokenizers", dependencies: ["GGUF"], path: "Sources/Tokenizers"),
         .target(name: "Templates", path: "Sources/Templates"),
         .target(name: "Sampling", path: "Sources/Sampling"),
         .target(name: "Architectures", dependencies: ["Engine", "GGUF"], path: "Sources/Architectures"),
 
         // MARK: - Executables
-        .executableTarget(name: "quanta", dependencies: ["GGUF", "Engine", "Templates"], path: "Sources/quanta"),
-        .executableTarget(name: "bench", dependencies: ["GGUF", "Engine", "Architectures", "CKernels"], path: "Benchmarks/bench"),
+        .executableTarget(
+            name: "quanta",
+            dependencies: ["GGUF", "Engine", "Tokenizers", "Templates", "Sampling", "Architectures"],
+            path: "Sources/quanta"
+        ),
+        .executableTarget(
+            name: "bench",
+            dependencies: ["GGUF", "Engine", "Architectures", "CKernels", "Tokenizers"],
+            path: "Benchmarks/bench"
+        ),
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
@@ -51,6 +61,11 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "KernelsTests", dependencies: ["Engine", "GGUF", "CKernels"], path: "Tests/KernelsTests"),
+        .testTarget(
+            name: "TokenizersTests", dependencies: ["Tokenizers", "GGUF"], path: "Tests/TokenizersTests",
+            // Fixtures are read from the source tree via #filePath (JSONL ids from llama.cpp).
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "SamplingTests", dependencies: ["Sampling"], path: "Tests/SamplingTests"),
         .testTarget(name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests"),
         .testTarget(

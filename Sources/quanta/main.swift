@@ -10,6 +10,8 @@ commands:
   inspect PATH [--json]     metadata, tensor table and totals of a GGUF file
   template [--model PATH] [--template FILE] [--no-generation-prompt] [--bos TEXT] [--eos TEXT]
                             render a JSON conversation (stdin) with a chat template
+  tokenize --model PATH [--add-special] [--parse-special] [--pieces]
+                            stdin text -> token ids (JSON array on one line)
 """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -21,6 +23,7 @@ let rest = Array(arguments.dropFirst())
 switch command {
 case "inspect": exit(runInspect(rest))
 case "template": exit(runTemplate(rest))
+case "tokenize": exit(runTokenize(rest))
 case "-h", "--help", "help":
     print(usage)
 default:

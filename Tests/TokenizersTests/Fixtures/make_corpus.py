@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Regenerates tokenizer-hostile.jsonl: hostile test strings with llama.cpp's token ids.
+
+usage: make_corpus.py LLAMA_TOKENIZE [MODELS_DIR] [OUT]
+
+LLAMA_TOKENIZE is the `llama-tokenize` binary of an unmodified llama.cpp build (the reference
+data used commit 0c1e57098bba43ac29e6e3b677cdceebdd22334f, vendored in llama-cpp-python 0.3.36).
+Each string goes to stdin as raw UTF-8 with no trailing newline, in the two modes of
+../../../../shared/reference-data/README.md:
+  plain:   --no-bos --no-parse-special   (add_special = false, parse_special = false)
+  special: (defaults)                    (add_special = model default, parse_special = true)
+Output lines have the same shape as tokenizer-dev.jsonl, without the *_decoded fields.
+"""
+import json
+import os
+import subprocess
+import sys
+
+MODELS = {
+    "smollm": "SmolLM2-135M-Instruct.Q4_1.gguf",
+    "gemma": "gemma-3-270m-q4_k_m.gguf",
+}
+
+
+def hostile_strings():
+    s = []
+    # Whitespace: every small run length of each kind, mixtures, leading/trailing.
+    for n in list(range(1, 34)) + [40, 64, 100]:
+        s.append(" " * n)
+    for n in [1, 2, 3, 4, 8, 16, 31, 32, 33]:
+        s.append("\t" * n)
+        s.append("\n" * n)
+    for n in [1, 2, 3, 5]:
+        s.append("\r\n" * n)
+    s += ["\r", "\r\r\n", "\n\r", " \n", "\n ", " \r\n ", "  \n  \n", "\t \n \t", "a \n b", "a\r\nb\r\n",
+          "x  ", "x   y", "   leading", "trailing   ", " \tmixed\t ", "end\n", "\n\nstart", "word \n\n word",
+          "\u00a0", "a\u00a0b", "\u00a0\u00a0x", "\u3000全角\u3000", "\u2028", "\u2029", "\u0085", "a\u0085b",
+          "\u2003em\u2009thin\u200aHair", "\u000b\u000c", "\u001c\u001d\u001e\u001f", "a\u001fb"]
+    # Contractions.
+    s += ["I'm you're he's we've they'll I'd don't can't", "I'M YOU'RE HE'S WE'VE THEY'LL I'D",
+          "'s 't 're 've 'm 'll 'd", "''s", "'", "''", "rock'n'roll y'all o'clock", "it\u2019s curly\u2019s",
+          "'S'T'RE", "dogs' toys", " 's", "x'll've"]
+    # Numbers of every length and shape.
+    digits = "12345678901234567890123456789012345678901234567890"
+    for n in range(1, 41):
+        s.append(digits[:n])
+    s += ["3.14159", "-42", "+7", "1,000,000", "1.000.000,50", "1e-10", "6.02e23", "0x1F", "0b1010", "007",
+          "10%", "$1,234.56", "€5", "12:30:45", "2024-02-29", "v1.2.3", "192.168.0.1", "a1b2c3", "x10 y200 z3000",
+          "\u0661\u0662\u0663", "\u0967\u0968\u0969", "\u00bd \u00b2 \u2163 \u2460", "\uff11\uff12\uff13",
+          "1st 2nd 3rd 4th", "1 2  3   4"]
+    # Code.
+    s += [
+        "def f(x):\n    return x ** 2  # square\n",
+        "for (int i = 0; i < n; ++i) { sum += a[i]; }",
+        "fn main() { let v: Vec<u8> = vec![1, 2, 3]; println!(\"{:?}\", v); }",
+        "func add(a, b int) int {\n\treturn a + b\n}",
+        "const x = async () => { await fetch(`/api?q=${q}`); };",
+        "<div class=\"a\"><span>hi</span></div>",
+        "<table><tr><td>1</td><td>2</td></tr></table>",
+        "SELECT * FROM t WHERE a >= 10 AND b <> 'x';",
+        "#!/bin/bash\nfor f in *.txt; do echo \"$f\"; done",
+        "{\"key\": [1, 2.5, null, true], \"nested\": {\"a\": \"b\"}}",
+        "\\begin{equation} E = mc^2 \\end{equation}",
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        "    indented four\n        eight\n\t\ttabs",
+        "x+=1;y-=2;z*=3;w/=4;v%=5;u**=6;t//=7",
+        "^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$",
+        "C:\\Users\\me\\file.txt",
+        "#include <stdio.h>\nint main(void){printf(\"%d\\n\",42);}",
+    ]
+    # URLs and e-mail.
+    s += ["https://example.com/path?query=1&b=2#frag", "http://[::1]:8080/", "mailto:someone@example.org",
+          "https://ja.wikipedia.org/wiki/\u6771\u4eac", "ftp://user:pw@host:21/dir/file.tar.gz"]
+    # Emoji.
+    s += ["\U0001F600", "\U0001F600" * 3, "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466",
+          "\U0001F1FA\U0001F1F8\U0001F1EF\U0001F1F5", "\U0001F1E6", "\U0001F3F3\ufe0f\u200d\U0001F308",
+          "1\ufe0f\u20e3", "#\ufe0f\u20e3", "\U0001F44D\U0001F3FD", "\U0001F426\u200d\U0001F525", "\U0001FAE8",
+          "\U0001F9D1\u200d\U0001F4BB codes", "I \u2764\ufe0f NY", "\u263a\ufe0e text style"]
+    # Combining marks and scripts.
+    s += ["e\u0301", "\u00e9", "a\u0300\u0301\u0302\u0303", "Z\u0334\u0321\u0327\u031b\u031b\u0316\u0317",
+          "\u0915\u094d\u0937\u0924\u094d\u0930\u093f\u092f", "\u0928\u092e\u0938\u094d\u0924\u0947 \u0926\u0941\u0928\u093f\u092f\u093e",
+          "Vi\u1ec7t Nam", "\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35", "\u4f60\u597d\uff0c\u4e16\u754c\uff01",
+          "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8", "\uff8a\uff9d\uff76\uff78", "\ud55c\uad6d\uc5b4 \ud14d\uc2a4\ud2b8",
+          "\u1100\u1161\u11a8", "\u0645\u064e\u0631\u0652\u062d\u064e\u0628\u064b\u0627", "\u0627\u0644\u0639\u0631\u0628\u064a\u0629 123",
+          "\u05e9\u05b8\u05c1\u05dc\u05d5\u05b9\u05dd", "\u0ba4\u0bae\u0bbf\u0bb4\u0bcd", "\u1781\u17d2\u1798\u17c2\u179a",
+          "\u0f56\u0f7c\u0f51\u0f0b", "\u1828\u1822\u1829\u182d", "\u12a0\u121b\u122d\u129b", "\u13e3\u13b3\u13a9",
+          "\U0001d400\U0001d401\U0001d402", "\U0001d518\U0001d52b\U0001d526", "\uff21\uff22\uff23",
+          "\u0130stanbul \u0131", "Stra\u00dfe", "\ufb01ne \ufb02y", "\u212a\u212b\u2126", "\u01c5\u01c8",
+          "\u0391\u03b8\u03ae\u03bd\u03b1", "\u041c\u043e\u0441\u043a\u0432\u0430", "hello\u4e16\u754c123abc"]
+    # Zero-width, format and other invisible characters.
+    s += ["\u200b", "a\u200bb", "\u200c\u200d", "\u2060", "\ufeffabc", "soft\u00adhyphen", "\u180e",
+          "x\ufe0f", "\U000e0067\U000e0062", "\u202etxet\u202c", "\u2061\u2062\u2063"]
+    # Unassigned, private use, noncharacters, controls.
+    s += ["\U000e0080", "\ue000", "\U000f0000", "\uffff", "\ufffe", "\U0010ffff", "\u0378", "\x01\x02",
+          "\x7f", "\x1b[31mred\x1b[0m", "a\x00b"]
+    # Recent Unicode (checks our Unicode tables against llama.cpp's).
+    s += ["\U0001cc00\U0001cc01", "\U00010d40\U00010d41", "\U0001e5d0", "\U00011f00\U00011f02", "\u0c5d\u0cdd",
+          "\U0001faf8", "\U0001fa89"]
+    # Very long words and runs.
+    s += ["a" * 1000, "ab" * 1000, "abc" * 333, "supercalifragilisticexpialidocious" * 20, "\U0001F600" * 100,
+          "\u4e00" * 300, "x" * 5000, "." * 200, "-" * 100, "=" * 64, "_" * 50, "0" * 100, "Aa1!" * 100,
+          "pneumonoultramicroscopicsilicovolcanoconiosis", "Llanfairpwllgwyngyllgogerychwyrndrobwllllantysiliogogogoch"]
+    # Special-token text, exact and near misses, for both chat formats.
+    s += ["<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", "<|im_start|><|im_start|>",
+          "<|im_end|", "|im_start|>", "<<|im_end|>>", "<|endoftext|>", "<reponame>x<file_sep>",
+          "<jupyter_code>print(1)<jupyter_output>", "<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n",
+          "<start_of_turn><end_of_turn>", "<bos>", "<eos>", "<pad>", "<unk>", "<mask>", "<bos><eos>",
+          "<<bos>>", "<bos", "bos>", "< bos>", "[multimodal]", "<unused0>", "<unused99>", "<unused6241>",
+          "<start_of_image>", "<end_of_image>", "<0x41>", "<0x0A>", "<0xZZ>", "<b>bold</b> <i>it</i>",
+          "</s><s>", "<h1>Title</h1>\n<p>para</p>", "text<start_of_turn>", "<end_of_turn>text",
+          " <start_of_turn> ", "\n<bos>\n", "<|im_start|>system\n<start_of_turn>mixed<|im_end|>"]
+    # A longer mixed paragraph.
+    s.append(
+        "The quick brown fox (\u00e9l\u00e8ve) jumps over 13 lazy dogs \u2014 twice! \u00bfQu\u00e9? "
+        "\u0414\u0430. \u4f60\u597d. \U0001F98A\n\n"
+        "  - item 1: 3.5kg @ $12.99\n  - item 2: \"quoted\" & 'single'\n\t* nested\u2026\r\n"
+        "Done.   " * 5)
+    return s
+
+
+def tokenize(tool, model, text, special):
+    cmd = [tool, "-m", model, "--stdin", "--ids", "--log-disable", "--no-escape"]
+    if not special:
+        cmd += ["--no-bos", "--no-parse-special"]
+    out = subprocess.run(cmd, input=text.encode("utf-8"), capture_output=True, check=True).stdout
+    line = [l for l in out.decode("utf-8").splitlines() if l.startswith("[")][-1]
+    return json.loads(line)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    tool = sys.argv[1]
+    here = os.path.dirname(os.path.abspath(__file__))
+    models_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "..", "..", "Models")
+    out_path = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, "tokenizer-hostile.jsonl")
+    strings = hostile_strings()
+    seen = set()
+    with open(out_path, "w", encoding="utf-8") as out:
+        for text in strings:
+            if text in seen:
+                continue
+            seen.add(text)
+            record = {"text": text}
+            for key, name in MODELS.items():
+                path = os.path.join(models_dir, name)
+                record[key] = {
+                    "plain": tokenize(tool, path, text, special=False),
+                    "special": tokenize(tool, path, text, special=True),
+                }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    print(f"{len(seen)} strings -> {out_path}")
+
+
+if __name__ == "__main__":
+    main()
