@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Templates", targets: ["Templates"]),
         .library(name: "Sampling", targets: ["Sampling"]),
         .library(name: "Architectures", targets: ["Architectures"]),
+        .library(name: "Quanta", targets: ["Quanta"]),
         .executable(name: "quanta", targets: ["quanta"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -38,11 +39,16 @@ let package = Package(
         .target(name: "Templates", path: "Sources/Templates"),
         .target(name: "Sampling", path: "Sources/Sampling"),
         .target(name: "Architectures", dependencies: ["Engine", "GGUF"], path: "Sources/Architectures"),
+        .target(
+            name: "Quanta",
+            dependencies: ["Architectures", "Engine", "GGUF", "Tokenizers", "Templates", "Sampling"],
+            path: "Sources/Quanta"
+        ),
 
         // MARK: - Executables
         .executableTarget(
             name: "quanta",
-            dependencies: ["GGUF", "Engine", "Tokenizers", "Templates", "Sampling", "Architectures"],
+            dependencies: ["GGUF", "Engine", "Tokenizers", "Templates", "Sampling", "Architectures", "Quanta"],
             path: "Sources/quanta"
         ),
         .executableTarget(
@@ -75,6 +81,7 @@ let package = Package(
             // Fixtures are read from the source tree (see Fixtures.swift), not bundled.
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "GGUF"], path: "Tests/QuantaTests"),
         .testTarget(name: "CLITests", path: "Tests/CLITests"),
     ]
 )

@@ -8,6 +8,10 @@ usage: quanta <command> [options]
 
 commands:
   inspect PATH [--json]     metadata, tensor table and totals of a GGUF file
+  generate --model PATH --prompt TEXT [-n 64] [--temp 0] ...
+                            stream a continuation (see `quanta generate --help`)
+  perplexity --model PATH --file TEXT [--ctx 512]
+                            llama-perplexity's protocol on a text file
   template [--model PATH] [--template FILE] [--no-generation-prompt] [--bos TEXT] [--eos TEXT]
                             render a JSON conversation (stdin) with a chat template
   tokenize --model PATH [--add-special] [--parse-special] [--pieces]
@@ -22,6 +26,8 @@ guard let command = arguments.first else {
 let rest = Array(arguments.dropFirst())
 switch command {
 case "inspect": exit(runInspect(rest))
+case "generate": exit(runGenerate(rest))
+case "perplexity": exit(runPerplexity(rest))
 case "template": exit(runTemplate(rest))
 case "tokenize": exit(runTokenize(rest))
 case "-h", "--help", "help":

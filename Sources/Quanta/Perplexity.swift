@@ -1,0 +1,81 @@
+import Architectures
+import Engine
+
+/// Perplexity with llama.cpp's `llama-perplexity` protocol, so numbers are comparable:
+/// the token stream is cut into ⌊n / context⌋ non-overlapping chunks (the tail is dropped); each
+/// chunk starts from an empty cache at position 0; when the model adds BOS the chunk's first
+/// token is *replaced* by BOS; only the second half is scored (logits at positions
+/// context/2 … context−2 predict the next token); NLL is accumulated in double and
+/// PPL = exp(mean NLL).
+public struct PerplexityResult: Sendable {
+    /// Cumulative perplexity after each chunk (llama.cpp's `[k]x` values).
+    public var runningPerplexity: [Double] = []
+    /// Negative log-likelihood of every scored token, in order.
+    public var negativeLogLikelihoods: [Double] = []
+
+    public var perplexity: Double { exp(mean) }
+    /// llama.cpp's ± : PPL × sqrt((E[NLL²] − E[NLL]²) / (N − 1)).
+    public var uncertainty: Double {
+        let n = Double(negativeLogLikelihoods.count)
+        guard n > 1 else { return 0 }
+        let meanSquare = negativeLogLikelihoods.reduce(0) { $0 + $1 * $1 } / n
+        return perplexity * max(0, (meanSquare - mean * mean) / (n - 1)).squareRoot()
+    }
+    private var mean: Double { negativeLogLikelihoods.reduce(0, +) / Double(max(1, negativeLogLikelihoods.count)) }
+}
+
+/// Errors of `perplexity`.
+public enum PerplexityError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Fewer than one full chunk of tokens.
+    case textTooShort(tokens: Int, context: Int)
+    /// The context is too small to score anything (needs at least 4).
+    case contextTooSmall(Int)
+
+    public var description: String {
+        switch self {
+        case let .textTooShort(tokens, context): return "the text has \(tokens) tokens; at least \(context) (one chunk) are needed"
+        case let .contextTooSmall(c): return "context \(c) is too small for perplexity (minimum 4)"
+        }
+    }
+}
+
+/// Scores `tokens` (the whole text tokenized once with add-special on and parse-special off).
+/// `bos` is the id to put at the start of every chunk, or nil for models that add no BOS.
+/// `progress` is called after each chunk with its index and the result so far.
+public func perplexity(model: any CausalLanguageModel, tokens: [Int32], context: Int, bos: Int32?, threads: Int,
+                       progress: (Int, PerplexityResult) -> Void = { _, _ in }) throws(PerplexityError) -> PerplexityResult {
+    guard context >= 4 else { throw .contextTooSmall(context) }
+    let chunks = tokens.count / context
+    guard chunks > 0 else { throw .textTooShort(tokens: tokens.count, context: context) }
+    let first = context / 2
+    var result = PerplexityResult()
+    let state = model.makeState(contextSize: context, maxBatch: min(context, 512))
+    state.threads = threads
+    for c in 0..<chunks {
+        var chunk = Array(tokens[c * context..<(c + 1) * context])
+        if let bos { chunk[0] = bos }
+        state.cache.truncate(to: 0)
+        guard let logits = model.forward(chunk, state: state, logitRows: first..<context - 1) else { break }
+        for (row, position) in (first..<context - 1).enumerated() {
+            result.negativeLogLikelihoods.append(negativeLogLikelihood(logits, row: row, target: Int(chunk[position + 1])))
+        }
+        result.runningPerplexity.append(result.perplexity)
+        progress(c, result)
+    }
+    return result
+}
+
+/// −log softmax(logits[row])[target], in double.
+func negativeLogLikelihood(_ logits: Matrix, row: Int, target: Int) -> Double {
+    let values = logits.copyRow(row)
+    let maxLogit = Double(values.max() ?? 0)
+    var sum = 0.0
+    for v in values { sum += exp(Double(v) - maxLogit) }
+    return log(sum) - (Double(values[target]) - maxLogit)
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

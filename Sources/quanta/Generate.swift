@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Architectures
+import Sampling
+import Tokenizers
+
+let generateUsage = """
+usage: quanta generate --model PATH --prompt TEXT [-n 64] [--temp 0] [--top-k 40] [--top-p 0.95]
+                       [--min-p 0.05] [--repeat-penalty 1] [--seed 0] [--threads N] [--ctx N]
+                       [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4] [--ids]
+"""
+
+/// Set by the SIGINT handler; the decode loop checks it before every token.
+nonisolated(unsafe) var interrupted: sig_atomic_t = 0
+
+/// `quanta generate`: streams a continuation of the prompt (tokenized with add-special and
+/// parse-special on), stopping at an end-of-generation token, after -n tokens, at the end of the
+/// context, or on Ctrl-C. `--ids` prints `{"prompt_ids": [...], "generated_ids": [...]}` instead
+/// of text. A summary line goes to stderr.
+func runGenerate(_ argv: [String]) -> Int32 {
+    do throws(UsageError) {
+        let args = try Arguments(argv, valued: LoadedModel.valuedOptions.union(
+            ["--prompt", "-p", "-n", "--n-predict", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed"]),
+            flags: ["--ids"])
+        guard let prompt = args.string("--prompt", "-p") else { throw UsageError("--prompt TEXT is required") }
+        let maxTokens = try args.int("-n", "--n-predict", default: 64, range: 1...1_000_000)
+        var sampling = SamplingParameters(
+            temperature: try args.float("--temp", default: 0, range: 0...100),
+            topK: try args.int("--top-k", default: 40, range: 0...1_000_000),
+            topP: try args.float("--top-p", default: 0.95, range: 0.000001...1),
+            minP: try args.float("--min-p", default: 0.05, range: 0...1),
+            repetitionPenalty: try args.float("--repeat-penalty", default: 1, range: 0.01...100),
+            seed: UInt64(try args.int("--seed", default: 0, range: 0...Int.max)))
+        if sampling.temperature == 0 { sampling = SamplingParameters(temperature: 0, topK: 1, topP: 1, minP: 0, repetitionPenalty: sampling.repetitionPenalty) }
+        let threads = try threadCount(args)
+        let loaded = try LoadedModel(args)
+        let context = try contextSize(args, model: loaded.model, fallback: 4096)
+        return generate(loaded, prompt: prompt, maxTokens: maxTokens, sampling: sampling, context: context,
+                        threads: threads, idsOnly: args.has("--ids"))
+    } catch {
+        return fail("\(error.message)\n\(generateUsage)")
+    }
+}
+
+private func generate(_ loaded: LoadedModel, prompt: String, maxTokens: Int, sampling: SamplingParameters,
+                      context: Int, threads: Int, idsOnly: Bool) -> Int32 {
+    let tokenizer = loaded.tokenizer, model = loaded.model
+    let promptIDs = tokenizer.encode(prompt, addSpecial: true, parseSpecial: true)
+    guard !promptIDs.isEmpty else { return fail("the prompt is empty after tokenization") }
+    guard promptIDs.count < context else {
+        return fail("the prompt has \(promptIDs.count) tokens but the context holds \(context) (raise --ctx)")
+    }
+    signal(SIGINT) { _ in interrupted = 1 }
+    let state = model.makeState(contextSize: context, maxBatch: min(512, context))
+    state.threads = threads
+    var sampler = Sampler(sampling)
+    for id in promptIDs { sampler.accept(id) }
+
+    let t0 = monotonicSeconds()
+    var logits = model.forward(promptIDs, state: state, logitRows: promptIDs.count - 1..<promptIDs.count)!.copyRow(0)
+    let prefillSeconds = monotonicSeconds() - t0
+
+    var generated: [Int32] = []
+    var detokenizer = StreamingDetokenizer(tokenizer: tokenizer)
+    let t1 = monotonicSeconds()
+    var stopReason = "length"
+    while generated.count < maxTokens {
+        if interrupted != 0 { stopReason = "interrupted"; break }
+        let next = sampler.sample(&logits)
+        generated.append(next)
+        sampler.accept(next)
+        if tokenizer.endOfGenerationIDs.contains(next) { stopReason = "end of generation"; break }
+        if !idsOnly { writeOut(detokenizer.append(next)) }
+        if state.cache.count >= context { stopReason = "context full"; break }
+        if generated.count == maxTokens { break }
+        logits = model.forward([next], state: state, logitRows: 0..<1)!.copyRow(0)
+    }
+    let decodeSeconds = monotonicSeconds() - t1
+    if idsOnly {
+        print("{\"prompt_ids\": [\(promptIDs.map(String.init).joined(separator: ", "))], "
+            + "\"generated_ids\": [\(generated.map(String.init).joined(separator: ", "))]}")
+    } else {
+        writeOut(detokenizer.flush() + "\n")
+    }
+    let decodeSteps = max(1, generated.count - 1)   // the first token comes from the prefill logits
+    printError("prompt tokens: \(promptIDs.count), generated tokens: \(generated.count) (\(stopReason)), "
+        + "prefill: \(oneDecimal(Double(promptIDs.count) / prefillSeconds)) tok/s, "
+        + "decode: \(oneDecimal(Double(decodeSteps) / max(decodeSeconds, 1e-9))) tok/s, load: \(oneDecimal(loaded.loadSeconds * 1000)) ms\n")
+    return interrupted != 0 ? 130 : 0
+}
+
+/// Writes text to stdout immediately (streaming).
+func writeOut(_ text: String) {
+    guard !text.isEmpty else { return }
+    var text = text
+    text.withUTF8 { buffer in _ = write(1, buffer.baseAddress, buffer.count) }
+}

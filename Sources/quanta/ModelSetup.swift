@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Architectures
+import GGUF
+import Tokenizers
+
+/// What `generate`, `perplexity` and `chat` load: the file, its tokenizer and the model.
+struct LoadedModel {
+    let file: GGUFFile
+    let tokenizer: any Tokenizer
+    let model: any CausalLanguageModel
+    let loadSeconds: Double
+
+    /// Options every model-running command accepts.
+    static let valuedOptions: Set<String> = ["--model", "-m", "--threads", "-t", "--ctx", "-c", "--weights"]
+
+    init(_ args: Arguments) throws(UsageError) {
+        guard let path = args.string("--model", "-m") else { throw UsageError("--model PATH is required") }
+        let mode: WeightMode
+        if let w = args.string("--weights") {
+            guard let m = WeightMode(argument: w) else { throw UsageError("--weights: unknown format \(w)") }
+            mode = m
+        } else {
+            mode = .native
+        }
+        let t0 = monotonicSeconds()
+        do {
+            file = try GGUFFile(path: path)
+            tokenizer = try loadTokenizer(from: file)
+            model = try loadModel(file, weights: mode)
+        } catch {
+            throw UsageError("\(path): \(error)")
+        }
+        loadSeconds = monotonicSeconds() - t0
+    }
+}
+
+/// `--threads` (default: all online cores).
+func threadCount(_ args: Arguments) throws(UsageError) -> Int {
+    try args.int("--threads", "-t", default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), range: 1...256)
+}
+
+/// `--ctx` (default `fallback`, never above the model's trained context).
+func contextSize(_ args: Arguments, model: any CausalLanguageModel, fallback: Int) throws(UsageError) -> Int {
+    let trained = model.hyperparameters.trainedContext
+    return try args.int("--ctx", "-c", default: min(fallback, trained), range: 1...trained)
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// Formats `x` with one decimal.
+func oneDecimal(_ x: Double) -> String {
+    guard x.isFinite else { return "\(x)" }
+    let r = (x * 10).rounded() / 10
+    return "\(r)"
+}
