@@ -1,11 +1,13 @@
 import Architectures
+import Engine
 import GGUF
 
 let defaultModelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 let modelBenchUsage = """
 usage: bench [--model PATH]... [-p N[,N]] [-n N[,N]] [-r N] [--threads N[,N]] [--depth N]
-             [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4] [--json] [--compare-llama-cpp]
+             [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4]
+             [--kv f16|q8_0|mxfp8_e4m3] [--json] [--compare-llama-cpp]
 
 llama-bench's tests: ppN prefills N tokens into an empty cache (one batch, logits of the last
 row), tgN generates N tokens one at a time (logits every step). Each test runs once to warm up,
@@ -24,6 +26,7 @@ struct ModelBenchOptions {
     var json = false
     var compare = false
     var weights = WeightMode.native
+    var kv = KVCacheFormat.f16
 
     init(_ args: [String]) throws(BenchError) {
         var args = args[...]
@@ -57,6 +60,10 @@ struct ModelBenchOptions {
                 let w = try value(a)
                 guard let mode = WeightMode(argument: w) else { throw .usage("--weights: unknown format \(w)") }
                 weights = mode
+            case "--kv":
+                let k = try value(a)
+                guard let format = KVCacheFormat(rawValue: k) else { throw .usage("--kv: unknown format \(k)") }
+                kv = format
             case "-h", "--help": throw .help
             default: throw .usage("unknown option \(a)")
             }
@@ -103,8 +110,8 @@ func runModelBench(_ args: [String]) -> Int32 {
         let loadSeconds = now() - t0
         let info = ModelInfo(path: path, file: file)
         var tests: [(name: String, run: (Int) -> Double)] = []
-        for p in options.prompts { tests.append(("pp\(p)", { threads in prefill(model, tokens: p, depth: options.depth, threads: threads) })) }
-        for n in options.generations { tests.append(("tg\(n)", { threads in generate(model, tokens: n, depth: options.depth, threads: threads) })) }
+        for p in options.prompts { tests.append(("pp\(p)", { threads in prefill(model, tokens: p, depth: options.depth, threads: threads, kv: options.kv) })) }
+        for n in options.generations { tests.append(("tg\(n)", { threads in generate(model, tokens: n, depth: options.depth, threads: threads, kv: options.kv) })) }
         for threads in options.threads {
             for test in tests {
                 let name = options.depth > 0 ? "\(test.name) @ d\(options.depth)" : test.name
@@ -142,8 +149,8 @@ func benchTokens(_ n: Int, vocabulary: Int) -> [Int32] {
 }
 
 /// Fills the cache with `depth` tokens (untimed), then times one `tokens`-long prefill batch.
-func prefill(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int) -> Double {
-    let state = model.makeState(contextSize: depth + tokens, maxBatch: 512)
+func prefill(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int, kv: KVCacheFormat) -> Double {
+    let state = model.makeState(contextSize: depth + tokens, maxBatch: 512, kvFormat: kv)
     state.threads = threads
     let vocab = model.hyperparameters.vocabulary
     if depth > 0 { _ = model.forward(benchTokens(depth, vocabulary: vocab), state: state, logitRows: 0..<0) }
@@ -154,8 +161,8 @@ func prefill(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads:
 }
 
 /// Fills the cache with `depth` tokens (untimed), then times `tokens` single-token steps.
-func generate(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int) -> Double {
-    let state = model.makeState(contextSize: depth + tokens, maxBatch: 512)
+func generate(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int, kv: KVCacheFormat) -> Double {
+    let state = model.makeState(contextSize: depth + tokens, maxBatch: 512, kvFormat: kv)
     state.threads = threads
     let vocab = model.hyperparameters.vocabulary
     if depth > 0 { _ = model.forward(benchTokens(depth, vocabulary: vocab), state: state, logitRows: 0..<0) }

@@ -27,21 +27,31 @@ void ck_add(float *y, const float *x, int64_t n);
 /// x[i] *= s.
 void ck_scale(float *x, float s, int64_t n);
 
-/// fp32 -> fp16 for a row (KV cache writes).
-void ck_fp32_to_fp16_row(const float *x, ck_half *y, int64_t n);
+/// Storage formats of the KV cache rows.
+typedef enum {
+    CK_KV_F16 = 0,          // IEEE half per element
+    CK_KV_Q8_0 = 1,         // ck_block_q8_0 per 32 elements (fp16 scale)
+    CK_KV_MXFP8_E4M3 = 2,   // ck_block_mxfp8 per 32 elements (ue8m0 scale, E4M3 codes)
+} ck_kv_format;
+
+/// Bytes one row of `n` elements takes in `format` (n a multiple of 32 for the block formats).
+int64_t ck_kv_row_bytes(ck_kv_format format, int64_t n);
+/// Encodes one fp32 row of `n` elements into `format`.
+void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n);
 
 /// Causal (optionally sliding-window) grouped-query attention of a batch of query rows against
-/// one layer's fp16 KV cache.
+/// one layer's KV cache.
 ///   q        [rows][q_stride]; head h of row r at q + r*q_stride + h*head_dim (already scaled)
-///   k, v     the layer's cache: position p, KV head g at k + p*kv_stride + g*head_dim
+///   k, v     the layer's cache rows, `row_bytes` apart, in `format`; KV head g is elements
+///            g*head_dim ..< (g+1)*head_dim of a row (head_dim a multiple of 32 for block formats)
 ///   positions[r] absolute position of query row r; it sees max(0, p - window + 1) ... p
 ///            (window 0 = no window)
 ///   out      [rows][out_stride], same head layout as q
-///   scratch  nthreads blocks of scratch_stride floats (>= max position + 1): softmax weights
+///   scratch  nthreads blocks of scratch_stride floats (>= max position + 1 + head_dim)
 /// Query head h reads KV head h / (heads / kv_heads). Work is split over (row, head) pairs.
 typedef struct {
     const float *q; int64_t q_stride;
-    const ck_half *k, *v; int64_t kv_stride;
+    const uint8_t *k, *v; int64_t row_bytes; ck_kv_format format;
     const int64_t *positions; int64_t rows;
     int64_t heads, kv_heads, head_dim, window;
     float *out; int64_t out_stride;

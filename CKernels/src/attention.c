@@ -1,15 +1,38 @@
-// Grouped-query attention over an fp16 KV cache (ck_ops.h). One (query row, head) pair is the
-// unit of work: scores q·k over the visible positions, softmax, weighted sum of v. The AVX2 twin
-// converts fp16 with F16C 8 lanes at a time; head_dim must then be a multiple of 8 (64 and 256
-// for our models), otherwise the reference runs.
+// Grouped-query attention over the KV cache (ck_ops.h). One (query row, head) pair is the unit
+// of work: scores q·k over the visible positions, softmax, weighted sum of v.
+// fp16 rows have an AVX2/F16C twin (head_dim a multiple of 8: 64 and 256 for our models); the
+// block formats decode each position's head segment to fp32 first (the reference for all).
 #include <math.h>
 #include <immintrin.h>
 #include "ck_ops.h"
 #include "ck_convert.h"
+#include "ck_dequant.h"
 #include "ck_matmul.h"
+#include "ck_mx.h"
 
-typedef void (*head_fn)(const float *q, const ck_half *k, const ck_half *v, int64_t kv_stride, int64_t head_dim,
-                        int64_t first, int64_t last, float *w, float *out);
+/// Where one (query row, head) reads and writes.
+typedef struct {
+    const float *q;
+    const uint8_t *k, *v;        // first position's row, already offset to the KV head
+    int64_t row_bytes, head_dim, first, last;
+    ck_kv_format format;
+    float *w;                    // softmax weights, indexed by position
+    float *tmp;                  // head_dim floats for decoded rows
+    float *out;
+} head_job;
+
+typedef void (*head_fn)(const head_job *j);
+
+/// Decodes the head segment of position p of `base` (K or V) into tmp.
+static const float *decode(const head_job *j, const uint8_t *base, int64_t p) {
+    const uint8_t *row = base + p * j->row_bytes;
+    switch (j->format) {
+    case CK_KV_F16: ck_dequantize_row_f16((const ck_half *)row, j->tmp, j->head_dim); break;
+    case CK_KV_Q8_0: ck_dequantize_row_q8_0((const ck_block_q8_0 *)row, j->tmp, j->head_dim); break;
+    case CK_KV_MXFP8_E4M3: ck_dequantize_row_mxfp8_e4m3((const ck_block_mxfp8 *)row, j->tmp, j->head_dim); break;
+    }
+    return j->tmp;
+}
 
 /// Softmax of w[first..last] in place; returns 1/sum so the caller can fold it into the output.
 static float softmax_in_place(float *w, int64_t first, int64_t last, float max) {
@@ -21,22 +44,21 @@ static float softmax_in_place(float *w, int64_t first, int64_t last, float max) 
     return (float)(1.0 / sum);
 }
 
-static void head_ref(const float *q, const ck_half *k, const ck_half *v, int64_t kv_stride, int64_t head_dim,
-                     int64_t first, int64_t last, float *w, float *out) {
+static void head_ref(const head_job *j) {
     float max = -INFINITY;
-    for (int64_t p = first; p <= last; p++) {
-        const ck_half *kp = k + p * kv_stride;
+    for (int64_t p = j->first; p <= j->last; p++) {
+        const float *kp = decode(j, j->k, p);
         float dot = 0;
-        for (int64_t d = 0; d < head_dim; d++) dot += q[d] * ck_fp16_to_fp32(kp[d]);
-        w[p] = dot;
+        for (int64_t d = 0; d < j->head_dim; d++) dot += j->q[d] * kp[d];
+        j->w[p] = dot;
         if (dot > max) max = dot;
     }
-    const float inv = softmax_in_place(w, first, last, max);
-    for (int64_t d = 0; d < head_dim; d++) out[d] = 0;
-    for (int64_t p = first; p <= last; p++) {
-        const float wp = w[p] * inv;
-        const ck_half *vp = v + p * kv_stride;
-        for (int64_t d = 0; d < head_dim; d++) out[d] += wp * ck_fp16_to_fp32(vp[d]);
+    const float inv = softmax_in_place(j->w, j->first, j->last, max);
+    for (int64_t d = 0; d < j->head_dim; d++) j->out[d] = 0;
+    for (int64_t p = j->first; p <= j->last; p++) {
+        const float wp = j->w[p] * inv;
+        const float *vp = decode(j, j->v, p);
+        for (int64_t d = 0; d < j->head_dim; d++) j->out[d] += wp * vp[d];
     }
 }
 
@@ -49,31 +71,32 @@ static inline float hsum256(__m256 x) {
 }
 
 __attribute__((target("avx2,fma,f16c")))
-static void head_avx2(const float *q, const ck_half *k, const ck_half *v, int64_t kv_stride, int64_t head_dim,
-                      int64_t first, int64_t last, float *w, float *out) {
+static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+
+/// fp16 rows only.
+__attribute__((target("avx2,fma,f16c")))
+static void head_f16_avx2(const head_job *j) {
+    const int64_t hd = j->head_dim;
     float max = -INFINITY;
-    for (int64_t p = first; p <= last; p++) {
-        const ck_half *kp = k + p * kv_stride;
+    for (int64_t p = j->first; p <= j->last; p++) {
+        const uint8_t *kp = j->k + p * j->row_bytes;
         __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
         int64_t d = 0;
-        for (; d + 16 <= head_dim; d += 16) {
-            acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(kp + d))), acc0);
-            acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + d + 8), _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(kp + d + 8))), acc1);
+        for (; d + 16 <= hd; d += 16) {
+            acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(j->q + d), load_half8(kp + 2 * d), acc0);
+            acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(j->q + d + 8), load_half8(kp + 2 * d + 16), acc1);
         }
-        for (; d < head_dim; d += 8)
-            acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(kp + d))), acc0);
+        for (; d < hd; d += 8) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(j->q + d), load_half8(kp + 2 * d), acc0);
         const float dot = hsum256(_mm256_add_ps(acc0, acc1));
-        w[p] = dot;
+        j->w[p] = dot;
         if (dot > max) max = dot;
     }
-    const float inv = softmax_in_place(w, first, last, max);
-    for (int64_t d = 0; d < head_dim; d += 8) {
+    const float inv = softmax_in_place(j->w, j->first, j->last, max);
+    for (int64_t d = 0; d < hd; d += 8) {
         __m256 acc = _mm256_setzero_ps();
-        for (int64_t p = first; p <= last; p++) {
-            const __m256 vp = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(v + p * kv_stride + d)));
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(w[p]), vp, acc);
-        }
-        _mm256_storeu_ps(out + d, _mm256_mul_ps(acc, _mm256_set1_ps(inv)));
+        for (int64_t p = j->first; p <= j->last; p++)
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(j->w[p]), load_half8(j->v + p * j->row_bytes + 2 * d), acc);
+        _mm256_storeu_ps(j->out + d, _mm256_mul_ps(acc, _mm256_set1_ps(inv)));
     }
 }
 
@@ -82,25 +105,36 @@ typedef struct {
     head_fn fn;
 } job;
 
+/// Byte offset of KV head g inside a row.
+static int64_t head_offset(const ck_attention_desc *d, int64_t g) {
+    return ck_kv_row_bytes(d->format, g * d->head_dim);
+}
+
 static void run(void *ctx, int t, int nthreads) {
-    const job *j = ctx;
-    const ck_attention_desc *d = j->d;
+    const job *jb = ctx;
+    const ck_attention_desc *d = jb->d;
     const int64_t pairs = d->rows * d->heads, group = d->heads / d->kv_heads;
     const int64_t start = pairs * t / nthreads, end = pairs * (t + 1) / nthreads;
-    float *w = d->scratch + (int64_t)t * d->scratch_stride;
+    float *scratch = d->scratch + (int64_t)t * d->scratch_stride;
     for (int64_t i = start; i < end; i++) {
         const int64_t r = i / d->heads, h = i % d->heads, g = h / group;
         const int64_t last = d->positions[r];
         const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0;
-        j->fn(d->q + r * d->q_stride + h * d->head_dim, d->k + g * d->head_dim, d->v + g * d->head_dim, d->kv_stride,
-              d->head_dim, first, last, w, d->out + r * d->out_stride + h * d->head_dim);
+        const head_job j = {
+            .q = d->q + r * d->q_stride + h * d->head_dim,
+            .k = d->k + head_offset(d, g), .v = d->v + head_offset(d, g),
+            .row_bytes = d->row_bytes, .head_dim = d->head_dim, .first = first, .last = last, .format = d->format,
+            .w = scratch, .tmp = scratch + (d->scratch_stride - d->head_dim),
+            .out = d->out + r * d->out_stride + h * d->head_dim,
+        };
+        jb->fn(&j);
     }
 }
 
 void ck_attention(const ck_attention_desc *d, int nthreads) {
-    job j = {d, head_ref};
-    if (ck_kernel_path_get() != CK_PATH_REF && d->head_dim % 8 == 0) j.fn = head_avx2;
+    job jb = {d, head_ref};
+    if (d->format == CK_KV_F16 && ck_kernel_path_get() != CK_PATH_REF && d->head_dim % 8 == 0) jb.fn = head_f16_avx2;
     const int64_t pairs = d->rows * d->heads;
     if (nthreads > pairs) nthreads = (int)pairs;
-    ck_parallel(run, &j, nthreads < 1 ? 1 : nthreads);
+    ck_parallel(run, &jb, nthreads < 1 ? 1 : nthreads);
 }

@@ -48,7 +48,3 @@ void ck_add(float *y, const float *x, int64_t n) {
 void ck_scale(float *x, float s, int64_t n) {
     for (int64_t i = 0; i < n; i++) x[i] *= s;
 }
-
-void ck_fp32_to_fp16_row(const float *x, ck_half *y, int64_t n) {
-    for (int64_t i = 0; i < n; i++) y[i] = ck_fp32_to_fp16(x[i]);
-}

@@ -12,8 +12,16 @@ public protocol CausalLanguageModel: AnyObject, Sendable {
     /// `logitRows` (relative to `tokens`; empty = none). Batches larger than the state's
     /// `maxBatch` are split.
     func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix?
-    /// A fresh state for sequences of up to `contextSize` tokens, prefilled `maxBatch` at a time.
-    func makeState(contextSize: Int, maxBatch: Int) -> ForwardState
+    /// A fresh state for sequences of up to `contextSize` tokens, prefilled `maxBatch` at a time,
+    /// with the KV cache stored as `kvFormat`.
+    func makeState(contextSize: Int, maxBatch: Int, kvFormat: KVCacheFormat) -> ForwardState
+}
+
+extension CausalLanguageModel {
+    /// A fresh state with an fp16 KV cache.
+    public func makeState(contextSize: Int, maxBatch: Int) -> ForwardState {
+        makeState(contextSize: contextSize, maxBatch: maxBatch, kvFormat: .f16)
+    }
 }
 
 /// The numbers that shape a model, read from `<arch>.*` GGUF keys.

@@ -63,9 +63,10 @@ public final class Llama: BatchedForward, @unchecked Sendable {
         output = try w.linear(head, inputs: hp.embedding, outputs: hp.vocabulary)
     }
 
-    public func makeState(contextSize: Int, maxBatch: Int) -> ForwardState {
+    public func makeState(contextSize: Int, maxBatch: Int, kvFormat: KVCacheFormat) -> ForwardState {
         let hp = hyperparameters
-        return ForwardState(cache: KVCache(layers: hp.layers, capacity: contextSize, kvDim: hp.kvHeads * hp.headDim),
+        return ForwardState(cache: KVCache(layers: hp.layers, capacity: contextSize, kvDim: hp.kvHeads * hp.headDim,
+                                           format: kvFormat),
                             maxBatch: maxBatch, widestInput: max(hp.embedding, hp.heads * hp.headDim, hp.feedForward))
     }
 

@@ -1,29 +1,57 @@
 import CKernels
 
-/// Keys and values of every past position, per layer, stored as fp16: `[layer][position][kvDim]`
-/// for K and for V. Positions are absolute; `count` says how many are valid. Truncating (for
-/// prefix reuse) just lowers `count`.
+/// How the KV cache stores each position's keys and values.
+public enum KVCacheFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// IEEE half precision (llama.cpp's default): 2 bytes per element.
+    case f16
+    /// ggml Q8_0 blocks: 32 int8 values and an fp16 scale, 1.06 bytes per element.
+    case q8_0
+    /// OCP MXFP8 E4M3 blocks: 32 FP8 codes and a ue8m0 scale, 1.03 bytes per element.
+    case mxfp8_e4m3
+
+    var ck: ck_kv_format {
+        switch self {
+        case .f16: return CK_KV_F16
+        case .q8_0: return CK_KV_Q8_0
+        case .mxfp8_e4m3: return CK_KV_MXFP8_E4M3
+        }
+    }
+
+    /// Whether rows of `width` elements can be stored (block formats need multiples of 32).
+    public func supports(width: Int) -> Bool { self == .f16 || width % 32 == 0 }
+
+    public var description: String { rawValue }
+}
+
+/// Keys and values of every past position, per layer: `[layer][position][kvDim]` for K and for
+/// V, each row encoded in `format`. Positions are absolute; `count` says how many are valid.
+/// Truncating (for prefix reuse) just lowers `count`.
 ///
 /// It lives in Engine rather than Architectures because it is raw memory read by the attention
-/// kernel; architectures only append to it and call `attention`.
+/// kernel; architectures only store into it and call `attention`.
 public final class KVCache: @unchecked Sendable {
     public let layers: Int
     public let capacity: Int
     /// Width of one position's keys (= kvHeads × headDim; values have the same width).
     public let kvDim: Int
+    public let format: KVCacheFormat
     /// Positions currently held.
     public private(set) var count = 0
 
-    private let keys: UnsafeMutablePointer<ck_half>
-    private let values: UnsafeMutablePointer<ck_half>
+    private let rowBytes: Int
+    private let keys: UnsafeMutableRawPointer
+    private let values: UnsafeMutableRawPointer
 
-    public init(layers: Int, capacity: Int, kvDim: Int) {
+    public init(layers: Int, capacity: Int, kvDim: Int, format: KVCacheFormat = .f16) {
         precondition(layers > 0 && capacity > 0 && kvDim > 0)
+        precondition(format.supports(width: kvDim), "KV format \(format) needs a width that is a multiple of 32")
         self.layers = layers
         self.capacity = capacity
         self.kvDim = kvDim
-        keys = .allocate(capacity: layers * capacity * kvDim)
-        values = .allocate(capacity: layers * capacity * kvDim)
+        self.format = format
+        rowBytes = Int(ck_kv_row_bytes(format.ck, Int64(kvDim)))
+        keys = .allocate(byteCount: layers * capacity * rowBytes, alignment: 64)
+        values = .allocate(byteCount: layers * capacity * rowBytes, alignment: 64)
     }
 
     deinit {
@@ -32,7 +60,7 @@ public final class KVCache: @unchecked Sendable {
     }
 
     /// Bytes held by the cache.
-    public var memoryBytes: Int { 2 * layers * capacity * kvDim * MemoryLayout<ck_half>.size }
+    public var memoryBytes: Int { 2 * layers * capacity * rowBytes }
 
     /// Forgets every position at or after `position`.
     public func truncate(to position: Int) {
@@ -46,7 +74,7 @@ public final class KVCache: @unchecked Sendable {
         count = max(count, position)
     }
 
-    private func slot(_ layer: Int, _ position: Int) -> Int { (layer * capacity + position) * kvDim }
+    private func offset(_ layer: Int, _ position: Int) -> Int { (layer * capacity + position) * rowBytes }
 
     /// Stores rows `0..<rows` of `k` and `v` (width kvDim) at `positions` for `layer`.
     public func store(layer: Int, keys k: Matrix, values v: Matrix, rows: Int, positions: [Int]) {
@@ -54,8 +82,8 @@ public final class KVCache: @unchecked Sendable {
         for r in 0..<rows {
             let p = positions[r]
             precondition(p >= 0 && p < capacity, "position \(p) outside the cache (capacity \(capacity))")
-            ck_fp32_to_fp16_row(k.row(r), keys + slot(layer, p), Int64(kvDim))
-            ck_fp32_to_fp16_row(v.row(r), values + slot(layer, p), Int64(kvDim))
+            ck_kv_store_row(format.ck, k.row(r), keys + offset(layer, p), Int64(kvDim))
+            ck_kv_store_row(format.ck, v.row(r), values + offset(layer, p), Int64(kvDim))
         }
     }
 
@@ -63,23 +91,24 @@ public final class KVCache: @unchecked Sendable {
     /// (`[rows][heads × headDim]`, already scaled) against this layer's cache; query row r sits at
     /// `positions[r]` and sees positions `max(0, p − window + 1) … p`. Grouped-query: query head h
     /// reads KV head h / (heads / kvHeads). Writes `out` `[rows][heads × headDim]`.
-    /// `scratch` holds the softmax weights of each thread (grown here when too small).
+    /// `scratch` holds each thread's softmax weights and a decoded row (grown here when too small).
     public func attention(layer: Int, queries q: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int,
                           window: Int?, into out: Matrix, scratch: inout [Float], threads: Int) {
         let kvHeads = kvDim / headDim
         precondition(q.columns == heads * headDim && out.columns == q.columns && heads % kvHeads == 0)
         precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < capacity }, "position outside the cache")
-        let threads = max(1, threads)
-        if scratch.count < threads * capacity { scratch = [Float](repeating: 0, count: threads * capacity) }
-        let base = slot(layer, 0)
+        let threads = max(1, threads), stride = capacity + headDim
+        if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
         let positions64 = positions.prefix(rows).map { Int64($0) }
+        let k = UnsafePointer<UInt8>((keys + offset(layer, 0)).assumingMemoryBound(to: UInt8.self))
+        let v = UnsafePointer<UInt8>((values + offset(layer, 0)).assumingMemoryBound(to: UInt8.self))
         positions64.withUnsafeBufferPointer { pos in
             scratch.withUnsafeMutableBufferPointer { w in
                 var desc = ck_attention_desc(
-                    q: q.base, q_stride: Int64(q.columns), k: keys + base, v: values + base, kv_stride: Int64(kvDim),
+                    q: q.base, q_stride: Int64(q.columns), k: k, v: v, row_bytes: Int64(rowBytes), format: format.ck,
                     positions: pos.baseAddress, rows: Int64(rows), heads: Int64(heads), kv_heads: Int64(kvHeads),
                     head_dim: Int64(headDim), window: Int64(window ?? 0), out: out.base, out_stride: Int64(out.columns),
-                    scratch: w.baseAddress, scratch_stride: Int64(capacity))
+                    scratch: w.baseAddress, scratch_stride: Int64(stride))
                 ck_attention(&desc, Int32(threads))
             }
         }

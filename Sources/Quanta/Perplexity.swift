@@ -43,13 +43,13 @@ public enum PerplexityError: Error, Equatable, Sendable, CustomStringConvertible
 /// `bos` is the id to put at the start of every chunk, or nil for models that add no BOS.
 /// `progress` is called after each chunk with its index and the result so far.
 public func perplexity(model: any CausalLanguageModel, tokens: [Int32], context: Int, bos: Int32?, threads: Int,
-                       progress: (Int, PerplexityResult) -> Void = { _, _ in }) throws(PerplexityError) -> PerplexityResult {
+                       kvFormat: KVCacheFormat = .f16, progress: (Int, PerplexityResult) -> Void = { _, _ in }) throws(PerplexityError) -> PerplexityResult {
     guard context >= 4 else { throw .contextTooSmall(context) }
     let chunks = tokens.count / context
     guard chunks > 0 else { throw .textTooShort(tokens: tokens.count, context: context) }
     let first = context / 2
     var result = PerplexityResult()
-    let state = model.makeState(contextSize: context, maxBatch: min(context, 512))
+    let state = model.makeState(contextSize: context, maxBatch: min(context, 512), kvFormat: kvFormat)
     state.threads = threads
     for c in 0..<chunks {
         var chunk = Array(tokens[c * context..<(c + 1) * context])

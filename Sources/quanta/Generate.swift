@@ -2,13 +2,15 @@
 import Glibc
 #endif
 import Architectures
+import Engine
 import Sampling
 import Tokenizers
 
 let generateUsage = """
 usage: quanta generate --model PATH --prompt TEXT [-n 64] [--temp 0] [--top-k 40] [--top-p 0.95]
                        [--min-p 0.05] [--repeat-penalty 1] [--seed 0] [--threads N] [--ctx N]
-                       [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4] [--ids]
+                       [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4]
+                       [--kv f16|q8_0|mxfp8_e4m3] [--ids]
 """
 
 /// Set by the SIGINT handler; the decode loop checks it before every token.
@@ -34,17 +36,18 @@ func runGenerate(_ argv: [String]) -> Int32 {
             seed: UInt64(try args.int("--seed", default: 0, range: 0...Int.max)))
         if sampling.temperature == 0 { sampling = SamplingParameters(temperature: 0, topK: 1, topP: 1, minP: 0, repetitionPenalty: sampling.repetitionPenalty) }
         let threads = try threadCount(args)
+        let kv = try kvFormat(args)
         let loaded = try LoadedModel(args)
         let context = try contextSize(args, model: loaded.model, fallback: 4096)
         return generate(loaded, prompt: prompt, maxTokens: maxTokens, sampling: sampling, context: context,
-                        threads: threads, idsOnly: args.has("--ids"))
+                        threads: threads, kv: kv, idsOnly: args.has("--ids"))
     } catch {
         return fail("\(error.message)\n\(generateUsage)")
     }
 }
 
 private func generate(_ loaded: LoadedModel, prompt: String, maxTokens: Int, sampling: SamplingParameters,
-                      context: Int, threads: Int, idsOnly: Bool) -> Int32 {
+                      context: Int, threads: Int, kv: KVCacheFormat, idsOnly: Bool) -> Int32 {
     let tokenizer = loaded.tokenizer, model = loaded.model
     let promptIDs = tokenizer.encode(prompt, addSpecial: true, parseSpecial: true)
     guard !promptIDs.isEmpty else { return fail("the prompt is empty after tokenization") }
@@ -52,7 +55,7 @@ private func generate(_ loaded: LoadedModel, prompt: String, maxTokens: Int, sam
         return fail("the prompt has \(promptIDs.count) tokens but the context holds \(context) (raise --ctx)")
     }
     signal(SIGINT) { _ in interrupted = 1 }
-    let state = model.makeState(contextSize: context, maxBatch: min(512, context))
+    let state = model.makeState(contextSize: context, maxBatch: min(512, context), kvFormat: kv)
     state.threads = threads
     var sampler = Sampler(sampling)
     for id in promptIDs { sampler.accept(id) }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Architectures
+import Engine
 import GGUF
 import Tokenizers
 
@@ -13,7 +14,7 @@ struct LoadedModel {
     let loadSeconds: Double
 
     /// Options every model-running command accepts.
-    static let valuedOptions: Set<String> = ["--model", "-m", "--threads", "-t", "--ctx", "-c", "--weights"]
+    static let valuedOptions: Set<String> = ["--model", "-m", "--threads", "-t", "--ctx", "-c", "--weights", "--kv"]
 
     init(_ args: Arguments) throws(UsageError) {
         guard let path = args.string("--model", "-m") else { throw UsageError("--model PATH is required") }
@@ -34,6 +35,15 @@ struct LoadedModel {
         }
         loadSeconds = monotonicSeconds() - t0
     }
+}
+
+/// `--kv f16|q8_0|mxfp8_e4m3` (default f16).
+func kvFormat(_ args: Arguments) throws(UsageError) -> KVCacheFormat {
+    guard let text = args.string("--kv") else { return .f16 }
+    guard let format = KVCacheFormat(rawValue: text) else {
+        throw UsageError("--kv: unknown format \(text) (f16, q8_0, mxfp8_e4m3)")
+    }
+    return format
 }
 
 /// `--threads` (default: all online cores).

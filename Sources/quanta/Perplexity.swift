@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Quanta
 
-let perplexityUsage = "usage: quanta perplexity --model PATH --file TEXT [--ctx 512] [--threads N] [--weights FORMAT]"
+let perplexityUsage = "usage: quanta perplexity --model PATH --file TEXT [--ctx 512] [--threads N] [--weights FORMAT] [--kv FORMAT]"
 
 /// `quanta perplexity`: llama-perplexity's protocol (see `Quanta.perplexity`); the file's one
 /// trailing newline is removed, the text tokenized once with add-special on and parse-special off.
@@ -14,6 +14,7 @@ func runPerplexity(_ argv: [String]) -> Int32 {
         guard var bytes = readFile(path) else { throw UsageError("cannot read \(path)") }
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         let threads = try threadCount(args)
+        let kv = try kvFormat(args)
         let loaded = try LoadedModel(args)
         let context = try contextSize(args, model: loaded.model, fallback: 512)
         let tokens = loaded.tokenizer.encode(String(decoding: bytes, as: UTF8.self), addSpecial: true, parseSpecial: false)
@@ -21,7 +22,7 @@ func runPerplexity(_ argv: [String]) -> Int32 {
         let chunks = tokens.count / max(context, 1)
         printError("perplexity: \(tokens.count) tokens, \(chunks) chunks of \(context), scoring \(max(0, context - 1 - context / 2)) per chunk\n")
         let t0 = monotonicSeconds()
-        let result = try perplexity(model: loaded.model, tokens: tokens, context: context, bos: bos, threads: threads) { c, r in
+        let result = try perplexity(model: loaded.model, tokens: tokens, context: context, bos: bos, threads: threads, kvFormat: kv) { c, r in
             writeOut("[\(c + 1)]\(fourDecimals(r.runningPerplexity.last ?? .nan))\(c + 1 == chunks ? "\n" : ",")")
         }
         print("PPL = \(fourDecimals(result.perplexity)) +/- \(fiveDecimals(result.uncertainty))")

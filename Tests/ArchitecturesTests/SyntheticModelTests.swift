@@ -179,6 +179,27 @@ func naiveForward(_ c: TinyConfig, _ w: TinyWeights, tokens: [Int]) -> [[Double]
         #expect(worst < 5e-3, "\(arch): worst relative difference \(worst)")
     }
 
+    /// The block KV formats against the same naive forward (which keeps K/V exact): the bound is
+    /// the format's rounding, far below the O(1) miss of a wrong layout or scale.
+    @Test(arguments: [("llama", KVCacheFormat.q8_0, 0.05), ("gemma3", .q8_0, 0.05),
+                      ("llama", .mxfp8_e4m3, 0.25), ("gemma3", .mxfp8_e4m3, 0.25), ("gemma3", .f16, 0.005)])
+    func quantizedKVCacheStaysClose(_ arch: String, _ format: KVCacheFormat, _ bound: Double) throws {
+        var config = TinyConfig(arch: arch)
+        (config.heads, config.kvHeads, config.headDim) = (2, 1, 32)   // block formats need 32-wide heads
+        let (bytes, weights) = makeTinyModel(config, seed: 5)
+        let model = try loadModel(GGUFFile(contents: bytes))
+        let tokens = [7, 1, 33, 20, 2, 9, 14, 38]
+        let expected = naiveForward(config, weights, tokens: tokens)
+        let state = model.makeState(contextSize: 8, maxBatch: 4, kvFormat: format)
+        let logits = try #require(model.forward(tokens.map(Int32.init), state: state, logitRows: 0..<8))
+        var worst = 0.0
+        for (r, e) in expected.enumerated() {
+            for (a, b) in zip(logits.copyRow(r), e) { worst = max(worst, abs(Double(a) - b) / (1 + abs(b))) }
+        }
+        #expect(worst < bound, "\(arch) \(format): worst relative difference \(worst)")
+        print("KV \(format) \(arch): worst relative logit difference \(worst)")
+    }
+
     @Test func unsupportedArchitectureAndMissingTensorsAreTypedErrors() throws {
         var (bytes, _) = makeTinyModel(TinyConfig(arch: "llama"), seed: 3)
         var g = GGUFWriter()

@@ -1,0 +1,40 @@
+// KV cache row formats (ck_ops.h): fp16, Q8_0 and MXFP8 E4M3, all per-row so a cache position
+// is written once and read by every later query.
+#include <math.h>
+#include "ck_ops.h"
+#include "ck_convert.h"
+#include "ck_dequant.h"
+#include "ck_mx.h"
+
+int64_t ck_kv_row_bytes(ck_kv_format format, int64_t n) {
+    switch (format) {
+    case CK_KV_F16: return n * (int64_t)sizeof(ck_half);
+    case CK_KV_Q8_0: return n / CK_QK32 * (int64_t)sizeof(ck_block_q8_0);
+    case CK_KV_MXFP8_E4M3: return n / CK_MX_BLOCK * (int64_t)sizeof(ck_block_mxfp8);
+    }
+    return 0;
+}
+
+/// Q8_0 as ggml's reference quantizer: d = amax / 127 stored as fp16, q = round(x / d) with
+/// halves away from zero.
+static void quantize_row_q8_0(const float *x, ck_block_q8_0 *y, int64_t n) {
+    for (int64_t b = 0; b < n / CK_QK32; b++, x += CK_QK32) {
+        float amax = 0;
+        for (int j = 0; j < CK_QK32; j++) amax = fmaxf(amax, fabsf(x[j]));
+        const float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+        y[b].d = ck_fp32_to_fp16(d);
+        for (int j = 0; j < CK_QK32; j++) y[b].qs[j] = (int8_t)roundf(x[j] * id);
+    }
+}
+
+void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n) {
+    switch (format) {
+    case CK_KV_F16: {
+        ck_half *h = row;
+        for (int64_t i = 0; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
+        break;
+    }
+    case CK_KV_Q8_0: quantize_row_q8_0(x, row, n); break;
+    case CK_KV_MXFP8_E4M3: ck_quantize_row_mxfp8_e4m3(x, row, n); break;
+    }
+}
