@@ -7,5 +7,6 @@
 #include "ck_dequant.h"
 #include "ck_mx.h"
 #include "ck_matmul.h"
+#include "ck_bench.h"
 
 #endif

@@ -19,6 +19,8 @@
 
 #define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
+/// Constant-trip loops over tile rows, halves and quads: unrolled so accumulators stay in registers.
+#define UNROLL _Pragma("clang loop unroll(full)")
 
 T512 INLINE __m512i bcast4(const int8_t *p) {
     int32_t v;
@@ -67,29 +69,29 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512 vneg = _mm512_set1_ps(negoff);
     __m512 acc[GT][MT];
-    for (int g = 0; g < GT; g++)
-        for (int r = 0; r < MT; r++) acc[g][r] = _mm512_setzero_ps();
+    UNROLL for (int g = 0; g < GT; g++)
+        UNROLL for (int r = 0; r < MT; r++) acc[g][r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
-        for (int g = 0; g < GT; g++) {
+        UNROLL for (int g = 0; g < GT; g++) {
             const uint8_t *qs = w->qs + ((g0 + g) * nb + b) * qb;
             const float *dwp = w->dw + ((g0 + g) * nb + b) * NSC * CK_R;
             __m512i dot0[MT], dot1[MT];
-            for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }
+            UNROLL for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }
             if (PK4) {
-                for (int j = 0; j < 4; j++) {
+                UNROLL for (int j = 0; j < 4; j++) {
                     const __m512i v = _mm512_loadu_si512(qs + 64 * j);
                     const __m512i lo = _mm512_and_si512(v, low4);
                     const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
-                    for (int r = 0; r < MT; r++) {
+                    UNROLL for (int r = 0; r < MT; r++) {
                         const int8_t *aq = a->q + (m0 + r) * k + b * 32;
                         dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
                         dot1[r] = _mm512_dpbusd_epi32(dot1[r], hi, bcast4(aq + 16 + 4 * j));
                     }
                 }
             } else {
-                for (int j = 0; j < 8; j++) {
+                UNROLL for (int j = 0; j < 8; j++) {
                     const __m512i v = _mm512_loadu_si512(qs + 64 * j);
-                    for (int r = 0; r < MT; r++) {
+                    UNROLL for (int r = 0; r < MT; r++) {
                         const int8_t *aq = a->q + (m0 + r) * k + b * 32;
                         if (j < 4) dot0[r] = _mm512_dpbusd_epi32(dot0[r], v, bcast4(aq + 4 * j));
                         else dot1[r] = _mm512_dpbusd_epi32(dot1[r], v, bcast4(aq + 4 * j));
@@ -99,7 +101,7 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
             const __m512 d0 = _mm512_loadu_ps(dwp);
             if (NSC == 1) {
                 const __m512 mw = HASMIN ? _mm512_loadu_ps(w->mw + ((g0 + g) * nb + b) * CK_R) : _mm512_mul_ps(d0, vneg);
-                for (int r = 0; r < MT; r++) {
+                UNROLL for (int r = 0; r < MT; r++) {
                     const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
                     const __m512 dot = _mm512_cvtepi32_ps(_mm512_add_epi32(dot0[r], dot1[r]));
                     acc[g][r] = _mm512_fmadd_ps(_mm512_mul_ps(dot, d0), _mm512_set1_ps(meta[0]), acc[g][r]);
@@ -108,7 +110,7 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
             } else {
                 const __m512 d1 = _mm512_loadu_ps(dwp + CK_R);
                 const __m512 mw0 = _mm512_mul_ps(d0, vneg), mw1 = _mm512_mul_ps(d1, vneg);
-                for (int r = 0; r < MT; r++) {
+                UNROLL for (int r = 0; r < MT; r++) {
                     const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
                     const __m512 da = _mm512_set1_ps(meta[0]);
                     acc[g][r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dot0[r]), d0), da, acc[g][r]);
@@ -119,9 +121,9 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
             }
         }
     }
-    for (int g = 0; g < GT; g++) {
+    UNROLL for (int g = 0; g < GT; g++) {
         const __mmask16 mask = (g == GT - 1 && nvalid < CK_R) ? (__mmask16)((1u << nvalid) - 1) : (__mmask16)0xFFFF;
-        for (int r = 0; r < MT; r++) {
+        UNROLL for (int r = 0; r < MT; r++) {
             float *out = y + (m0 + r) * d->n + (g0 + g) * CK_R;
             __m512 v = acc[g][r];
             if (d->accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, out), v);
