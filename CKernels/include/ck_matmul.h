@@ -52,6 +52,7 @@ typedef struct {
     int off;             ///< offset added to the signed integer to make it unsigned
     ck_scale_format scale;
     ck_act_format act;
+    int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
 } ck_format_info;
 
 ck_format_info ck_weight_format_info(ck_weight_format f);
@@ -64,7 +65,9 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 ///  - qs: per group of 16 rows, per 32-block, either 512 bytes (8 quads of k; quad j is 64 bytes
 ///    = row r at 4r..4r+3 holding u[4j..4j+3]) or, when packed4, 256 bytes (quad j's byte 4r+i
 ///    holds u[4j+i] in the low nibble and u[16+4j+i] in the high nibble);
-///  - dw: [group][block][nsc][16] fp32; mw: [group][block][16] fp32 (has_min formats only);
+///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only); fp16 bits when
+///    half_scales (Q4_0, Q4_1, Q5_0, Q8_0, whose d and m are fp16 already: saves decode bytes),
+///    else fp32;
 ///  - f32: [n][k] fp32 (float formats, for the sgemm path).
 /// Rows n..(n rounded up to 16) are zero padding.
 typedef struct {
@@ -73,8 +76,8 @@ typedef struct {
     const void *raw;
     int64_t raw_row_bytes;
     uint8_t *qs;
-    float *dw;
-    float *mw;
+    void *dw;
+    void *mw;
     float *f32;
 } ck_weights;
 

@@ -82,6 +82,12 @@ T256 void ck_quantize_act_avx2(const ck_act *a, int64_t m0, int64_t m1) {
     }
 }
 
+/// 8 scales from a repacked scale plane: fp16 (exact widening) or fp32.
+T256 INLINE __m256 load_scales8(const void *base, int64_t i, const int HS) {
+    return HS ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const ck_half *)base + i)))
+              : _mm256_loadu_ps((const float *)base + i);
+}
+
 /// Value classes (see the header comment).
 enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3 };
 
@@ -91,11 +97,12 @@ enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3 };
 /// nvalid: valid rows in the last half (rows past n are padding and are not stored).
 T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
                       int64_t h0, int nvalid, float negoff, const int KIND, const int NSC, const int HASMIN,
-                      const int MT, const int HT) {
+                      const int HS, const int MT, const int HT) {
     const int64_t k = d->k, nb = k / 32, qb = (KIND == K_U4) ? 256 : 512;
     // Locals, so stores through y cannot force reloads of the descriptor fields.
     const uint8_t *const qs = w->qs;
-    const float *const dws = w->dw, *const mws = w->mw, *const metas = a->meta;
+    const void *const dws = w->dw, *const mws = w->mw;
+    const float *const metas = a->meta;
     const int8_t *const aqs = a->q;
     const __m256 vneg = _mm256_set1_ps(negoff);
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
@@ -155,17 +162,17 @@ T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                     }
                 }
             }
-            const float *dwp = dws + (g * nb + b) * NSC * CK_R + 8 * side;
-            const __m256 d0 = _mm256_loadu_ps(dwp);
+            const int64_t di = (g * nb + b) * NSC * CK_R + 8 * side;
+            const __m256 d0 = load_scales8(dws, di, HS);
             if (NSC == 1) {
-                const __m256 mw = HASMIN ? _mm256_loadu_ps(mws + (g * nb + b) * CK_R + 8 * side) : _mm256_mul_ps(d0, vneg);
+                const __m256 mw = HASMIN ? load_scales8(mws, (g * nb + b) * CK_R + 8 * side, HS) : _mm256_mul_ps(d0, vneg);
                 UNROLL for (int r = 0; r < MT; r++) {
                     const float *meta = metas + ((m0 + r) * nb + b) * 4;
                     acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[r]), d0), _mm256_set1_ps(meta[0]), acc[h][r]);
                     acc[h][r] = _mm256_fmadd_ps(mw, _mm256_set1_ps(meta[1]), acc[h][r]);
                 }
             } else {
-                const __m256 d1 = _mm256_loadu_ps(dwp + CK_R);
+                const __m256 d1 = load_scales8(dws, di + CK_R, HS);
                 const __m256 mw0 = _mm256_mul_ps(d0, vneg), mw1 = _mm256_mul_ps(d1, vneg);
                 UNROLL for (int r = 0; r < MT; r++) {
                     const float *meta = metas + ((m0 + r) * nb + b) * 4;
@@ -197,27 +204,30 @@ T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
 
 typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int, float);
 
-#define TILE(NAME, KIND, NSC, HASMIN, MT, HT)                                                                 \
+#define TILE(NAME, KIND, NSC, HASMIN, HS, MT, HT)                                                             \
     T256 static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
                           int64_t h0, int nvalid, float negoff) {                                             \
-        tile(d, w, a, y, m0, h0, nvalid, negoff, KIND, NSC, HASMIN, MT, HT);                                  \
+        tile(d, w, a, y, m0, h0, nvalid, negoff, KIND, NSC, HASMIN, HS, MT, HT);                              \
     }
-#define TILES(P, KIND, NSC, HASMIN)              \
-    TILE(P##_4x1, KIND, NSC, HASMIN, 4, 1)       \
-    TILE(P##_2x1, KIND, NSC, HASMIN, 2, 1)       \
-    TILE(P##_1x1, KIND, NSC, HASMIN, 1, 1)       \
-    TILE(P##_1x4, KIND, NSC, HASMIN, 1, 4)       \
+#define TILES(P, KIND, NSC, HASMIN, HS)              \
+    TILE(P##_4x1, KIND, NSC, HASMIN, HS, 4, 1)       \
+    TILE(P##_2x1, KIND, NSC, HASMIN, HS, 2, 1)       \
+    TILE(P##_1x1, KIND, NSC, HASMIN, HS, 1, 1)       \
+    TILE(P##_1x4, KIND, NSC, HASMIN, HS, 1, 4)       \
     static const tile_fn P[4] = {P##_4x1, P##_2x1, P##_1x1, P##_1x4};
 
-TILES(t_u4, K_U4, 1, 0)      // Q4_0
-TILES(t_u4min, K_U4, 1, 1)   // Q4_1, Q4_K
-TILES(t_u5, K_U5, 1, 0)      // Q5_0, MXFP4
-TILES(t_q6, K_Q6, 2, 0)      // Q6_K
-TILES(t_s8, K_S8, 1, 0)      // Q8_0, MXINT8
+TILES(t_q4_0, K_U4, 1, 0, 1)
+TILES(t_q4_1, K_U4, 1, 1, 1)
+TILES(t_q4_K, K_U4, 1, 1, 0)
+TILES(t_q5_0, K_U5, 1, 0, 1)
+TILES(t_mxfp4, K_U5, 1, 0, 0)
+TILES(t_q6_K, K_Q6, 2, 0, 0)
+TILES(t_q8_0, K_S8, 1, 0, 1)
+TILES(t_mxint8, K_S8, 1, 0, 0)
 
 /// Halves per L2 chunk in the prefill loop: about 192 KiB of repacked weights.
 static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
-    const int64_t bytes = (k / 32) * ((info->packed4 ? 128 : 256) + 32 * (info->nsc + info->has_min));
+    const int64_t bytes = (k / 32) * ((info->packed4 ? 128 : 256) + (info->half_scales ? 16 : 32) * (info->nsc + info->has_min));
     const int64_t c = (96 * 1024) / (bytes > 0 ? bytes : 1);
     return c < 1 ? 1 : c;
 }
@@ -226,10 +236,16 @@ T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     const ck_format_info info = ck_weight_format_info(w->format);
     if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
     const tile_fn *t;
-    if (info.nsc == 2) t = t_q6;
-    else if (info.packed4) t = info.has_min ? t_u4min : t_u4;
-    else if (info.off == 128) t = t_s8;
-    else t = t_u5;
+    switch (w->format) {
+    case CK_WF_Q4_0: t = t_q4_0; break;
+    case CK_WF_Q4_1: t = t_q4_1; break;
+    case CK_WF_Q4_K: t = t_q4_K; break;
+    case CK_WF_Q5_0: t = t_q5_0; break;
+    case CK_WF_MXFP4: t = t_mxfp4; break;
+    case CK_WF_Q6_K: t = t_q6_K; break;
+    case CK_WF_Q8_0: t = t_q8_0; break;
+    default: t = t_mxint8; break;
+    }
     const float negoff = (float)(-info.off);
     if (n1 > d->n) n1 = d->n;
     const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;

@@ -9,21 +9,21 @@
 #include "ck_dequant.h"
 
 ck_format_info ck_weight_format_info(ck_weight_format f) {
-    //                           block  bytes int8 pk4 nsc min off  scale           act
+    //                           block  bytes int8 pk4 nsc min off  scale           act  half_scales
     switch (f) {
-    case CK_WF_F32:        return (ck_format_info){1, 4, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32};
-    case CK_WF_F16:        return (ck_format_info){1, 2, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32};
-    case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32};
-    case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32};
-    case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32};
+    case CK_WF_F32:        return (ck_format_info){1, 4, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
+    case CK_WF_F16:        return (ck_format_info){1, 2, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
+    case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
+    case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
+    case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
+    case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
+    case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32, 0};
+    case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_32, 0};
+    case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
+    case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
+    case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
     // E2M1 values doubled are the integers {0,1,2,3,4,6,8,12} with sign; +12 makes them unsigned.
-    case CK_WF_MXFP4:      return (ck_format_info){32, 17, 1, 0, 1, 0, 12, CK_SCALE_UE8M0, CK_ACT_Q8_32};
+    case CK_WF_MXFP4:      return (ck_format_info){32, 17, 1, 0, 1, 0, 12, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
     default:               return (ck_format_info){0};
     }
 }
@@ -131,8 +131,9 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = 0;
     if (info.int8_path) {
         *qs_bytes = groups * nb * (info.packed4 ? 256 : 512);
-        *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sizeof(float);
-        if (info.has_min) *mw_bytes = groups * nb * CK_R * sizeof(float);
+        const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
+        *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
+        if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
     } else if (f != CK_WF_F32) {
         *f32_bytes = (size_t)n * (size_t)k * sizeof(float);
     }
@@ -161,8 +162,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
     for (int64_t g = n0 / CK_R; g * CK_R < n1; g++) {
         for (int64_t b = 0; b < nb; b++) {
             uint8_t *q = w->qs + (g * nb + b) * qbytes;
-            float *dw = w->dw + (g * nb + b) * info.nsc * CK_R;
-            float *mw = info.has_min ? w->mw + (g * nb + b) * CK_R : NULL;
+            const int64_t di = (g * nb + b) * info.nsc * CK_R, mi = (g * nb + b) * CK_R;
             for (int r = 0; r < CK_R; r++) {
                 const int64_t row = g * CK_R + r;
                 uint8_t u[32] = {0};
@@ -175,8 +175,14 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                     for (int j = 0; j < 8; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = u[4 * j + i];
                 }
-                for (int s = 0; s < info.nsc; s++) dw[s * CK_R + r] = d[s];
-                if (mw) mw[r] = m;
+                for (int s = 0; s < info.nsc; s++) {
+                    if (info.half_scales) ((ck_half *)w->dw)[di + s * CK_R + r] = ck_fp32_to_fp16(d[s]);
+                    else ((float *)w->dw)[di + s * CK_R + r] = d[s];
+                }
+                if (info.has_min) {
+                    if (info.half_scales) ((ck_half *)w->mw)[mi + r] = ck_fp32_to_fp16(m);
+                    else ((float *)w->mw)[mi + r] = m;
+                }
             }
         }
     }

@@ -116,8 +116,8 @@ public final class WeightMatrix: @unchecked Sendable {
         repackedByteCount = qsBytes + dwBytes + mwBytes + f32Bytes
         let w = ck_weights(format: format.ck, n: Int64(n), k: Int64(k), raw: raw,
                              raw_row_bytes: Int64(format.rowBytes(k: k)),
-                             qs: qs?.assumingMemoryBound(to: UInt8.self), dw: dw?.assumingMemoryBound(to: Float.self),
-                             mw: mw?.assumingMemoryBound(to: Float.self), f32: f32?.assumingMemoryBound(to: Float.self))
+                             qs: qs?.assumingMemoryBound(to: UInt8.self), dw: dw, mw: mw,
+                             f32: f32?.assumingMemoryBound(to: Float.self))
         withUnsafePointer(to: w) { ck_repack($0, Int32(WeightMatrix.loadThreads)) }
         weights = w
     }

@@ -131,6 +131,14 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         #expect(yk == runMatmul(wk, x, m: m, path: KernelPath.active))
     }
 
+    /// Decode streams the repacked bytes, so for the fp16-scaled GGUF formats the repacked layout
+    /// is exactly as large as the original blocks (N a multiple of 16).
+    @Test(arguments: [WeightFormat.q4_0, .q4_1, .q8_0])
+    func repackedIsNoLargerThanOriginal(_ format: WeightFormat) throws {
+        let w = try randomWeights(format, n: 64, k: 576, seed: 1)
+        #expect(w.repackedByteCount == w.byteCount)
+    }
+
     @Test func descriptorAndDispatch() throws {
         let d = MatmulDescriptor(m: 1, n: 576, k: 576, weightFormat: .mxfp4)
         #expect(d.scaleFormat == .ue8m0 && d.quantizedActivations)
