@@ -68,7 +68,10 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 ///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only); fp16 bits when
 ///    half_scales (Q4_0, Q4_1, Q5_0, Q8_0, whose d and m are fp16 already: saves decode bytes),
 ///    else fp32;
-///  - f32: [n][k] fp32 (float formats, for the sgemm path).
+///  - f32: [n][k] fp32 (float formats, for the sgemm path);
+///  - MXFP8 also keeps, for decode, qs = [group][block][32][16] fp16 bits of the element values
+///    (E4M3 scaled by 2^-8 so every code, subnormals included, is exact in fp16; NaN codes -> fp16
+///    NaN; E5M2 codes are the top byte of their fp16) and dw = [group][block][16] fp32 block scales.
 /// Rows n..(n rounded up to 16) are zero padding.
 typedef struct {
     ck_weight_format format;

@@ -105,7 +105,10 @@ static void sgemm_path(const ck_matmul_desc *d, const ck_weights *w, const ck_ac
 void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path) {
     const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
     const ck_format_info info = ck_weight_format_info(w->format);
-    if (!info.int8_path && p != CK_PATH_REF) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
+    // Float formats: OpenBLAS sgemm on the fp32 copy, except MXFP8 decode, which streams the
+    // 2-byte repack with the SIMD kernel instead of 4-byte fp32 rows.
+    const int fp8_decode = (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2) && d->m == 1 && w->qs;
+    if (!info.int8_path && p != CK_PATH_REF && !fp8_decode) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
     job j = {d, w, a, y, p == CK_PATH_AVX512 ? ck_matmul_avx512 : p == CK_PATH_AVX2 ? ck_matmul_avx2 : ck_matmul_ref, NULL};
     const int64_t groups = (d->n + CK_R - 1) / CK_R;
     if (threads > groups) threads = (int)groups;
