@@ -76,7 +76,8 @@ func benchWeights(_ format: WeightFormat, n: Int, k: Int) -> WeightMatrix {
     return try! blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
 }
 
-func runKernelBench(_ arguments: [String]) {
+/// The `kernels` suite; returns the process exit code.
+func runKernelBench(_ arguments: [String]) -> Int32 {
     var json = false, all = false, quick = false
     var threadCounts = [1, 2], ms = [1, 512]
     var formatFilter: Set<String>? = nil
@@ -95,7 +96,7 @@ func runKernelBench(_ arguments: [String]) {
         case "--paths" where !args.isEmpty: paths = list(args.removeFirst()).compactMap { p in KernelPath.allCases.first { $0.description == p } }
         default:
             printError("usage: bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,q8_0,...] [--paths ref,avx2,avx512] [--all] [--quick]\n")
-            exit(2)
+            return 2
         }
     }
     let mx: [WeightFormat] = [.mxint8, .mxfp4, .mxfp8_e4m3]
@@ -192,6 +193,7 @@ func runKernelBench(_ arguments: [String]) {
             }
         }
     }
+    return 0
 }
 
 func fmt(_ x: Double, _ digits: Int) -> String {

@@ -22,8 +22,7 @@ func printError(_ text: String) {
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 
 if CommandLine.arguments.dropFirst().first == "kernels" {
-    runKernelBench(Array(CommandLine.arguments.dropFirst(2)))
-    exit(0)
+    exit(runKernelBench(Array(CommandLine.arguments.dropFirst(2))))
 }
 
 var modelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
