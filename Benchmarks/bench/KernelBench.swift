@@ -6,7 +6,10 @@
 // the path's instruction: vpdpbusd on AVX-512 VNNI, vpmaddubsw on AVX2), a streaming read of
 // the same number of bytes as the weight's original blocks, and OpenBLAS sgemm on the same
 // shape with the dequantized fp32 weights. Timings are medians after a warm-up; the time of a
-// matmul includes quantizing its activations.
+// matmul includes quantizing its activations. `--cold` (decode only): every timed call and every
+// streaming read touches a different copy of the weights, rotating through >= 96 MiB, so the
+// bytes come from DRAM as in a real decode step (the models are larger than the L3) instead of
+// from a cache-resident copy.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,7 +81,7 @@ func benchWeights(_ format: WeightFormat, n: Int, k: Int) -> WeightMatrix {
 
 /// The `kernels` suite; returns the process exit code.
 func runKernelBench(_ arguments: [String]) -> Int32 {
-    var json = false, all = false, quick = false
+    var json = false, all = false, quick = false, cold = false
     var threadCounts = [1, 2], ms = [1, 512]
     var formatFilter: Set<String>? = nil
     var paths: [KernelPath] = [KernelPath.best]
@@ -90,12 +93,13 @@ func runKernelBench(_ arguments: [String]) -> Int32 {
         case "--json": json = true
         case "--all": all = true
         case "--quick": quick = true
+        case "--cold": cold = true
         case "--threads" where !args.isEmpty: threadCounts = list(args.removeFirst()).compactMap { Int($0) }
         case "--m" where !args.isEmpty: ms = list(args.removeFirst()).compactMap { Int($0) }
         case "--formats" where !args.isEmpty: formatFilter = Set(list(args.removeFirst()))
         case "--paths" where !args.isEmpty: paths = list(args.removeFirst()).compactMap { p in KernelPath.allCases.first { $0.description == p } }
         default:
-            printError("usage: bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,q8_0,...] [--paths ref,avx2,avx512] [--all] [--quick]\n")
+            printError("usage: bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,q8_0,...] [--paths ref,avx2,avx512] [--all] [--quick] [--cold]\n")
             return 2
         }
     }
@@ -148,9 +152,22 @@ func runKernelBench(_ arguments: [String]) -> Int32 {
         for format in formats {
             let w = benchWeights(format, n: shape.n, k: shape.k)
             let weightBytes = w.byteCount
-            let streamBuf = UnsafeMutableRawPointer.allocate(byteCount: weightBytes, alignment: 64)
-            streamBuf.initializeMemory(as: UInt8.self, repeating: 1, count: weightBytes)
-            defer { streamBuf.deallocate() }
+            let copies = cold ? max(1, (96 << 20) / max(1, w.repackedByteCount + weightBytes)) : 1
+            var ws = [w]
+            if copies > 1 {
+                let blocks = format.isMX || format == .f16 ? nil : benchBlocks(format, n: shape.n, k: shape.k)
+                for _ in 1..<copies {
+                    if let blocks { ws.append(try! blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: shape.n, k: shape.k, format: format) }) }
+                    else { ws.append(benchWeights(format, n: shape.n, k: shape.k)) }
+                }
+            }
+            let streamBufs = (0..<copies).map { _ -> UnsafeMutableRawPointer in
+                let p = UnsafeMutableRawPointer.allocate(byteCount: weightBytes, alignment: 64)
+                p.initializeMemory(as: UInt8.self, repeating: 1, count: weightBytes)
+                return p
+            }
+            defer { for p in streamBufs { p.deallocate() } }
+            var turn = 0
             for m in ms {
                 for t in threadCounts {
                     let sKey = "\(m)x\(t)"
@@ -163,12 +180,12 @@ func runKernelBench(_ arguments: [String]) -> Int32 {
                             }
                         }
                     }
-                    let streamSecs = m == 1 ? timeIt { _ = ck_bench_stream_read(streamBuf, weightBytes, Int32(t)) } : 0
+                    let streamSecs = m == 1 ? timeIt { turn += 1; _ = ck_bench_stream_read(streamBufs[turn % copies], weightBytes, Int32(t)) } : 0
                     for path in paths {
                         if path == .ref && (m > 1 || shape.n * shape.k > 2048 * 640) { continue }   // the reference is the spec, not a contender
                         let secs = x.withUnsafeBufferPointer { xp in
                             y.withUnsafeMutableBufferPointer { yp in
-                                timeIt { matmul(w, x: xp.baseAddress!, m: m, y: yp.baseAddress!, scratch: scratch, threads: t, path: path) }
+                                timeIt { turn += 1; matmul(ws[m == 1 ? turn % copies : 0], x: xp.baseAddress!, m: m, y: yp.baseAddress!, scratch: scratch, threads: t, path: path) }
                             }
                         }
                         let ops = 2.0 * Double(m) * Double(shape.n) * Double(shape.k)
@@ -179,7 +196,7 @@ func runKernelBench(_ arguments: [String]) -> Int32 {
                         let vsStream = m == 1 ? streamSecs / secs : 0
                         if json {
                             var line = "{\"model\":\"\(shape.model)\",\"tensor\":\"\(shape.name)\",\"m\":\(m),\"n\":\(shape.n),\"k\":\(shape.k),"
-                            line += "\"format\":\"\(format)\",\"path\":\"\(path)\",\"threads\":\(t),\"ms\":\(fmt(secs * 1000, 4)),"
+                            line += "\"format\":\"\(format)\",\"path\":\"\(path)\",\"threads\":\(t),\"cold\":\(cold && m == 1),\"ms\":\(fmt(secs * 1000, 4)),"
                             line += "\"gops\":\(fmt(gops, 2)),\"pct_vnni_peak\":\(fmt(pct, 1)),\"int8_peak_gops\":\(fmt(int8Peak[t]!, 1)),"
                             line += "\"vs_sgemm\":\(fmt(vsSgemm, 2)),\"sgemm_gops\":\(fmt(ops / sgemmSecs[sKey]! / 1e9, 2))"
                             if m == 1 { line += ",\"weight_gbps\":\(fmt(gbps, 2)),\"vs_stream_read\":\(fmt(vsStream, 2)),\"stream_gbps\":\(fmt(Double(weightBytes) / streamSecs / 1e9, 2))" }

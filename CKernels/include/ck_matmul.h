@@ -82,11 +82,16 @@ typedef struct {
     void *dw;
     void *mw;
     float *f32;
+    uint8_t *qs_dec;  ///< Q5_0 only: compact decode layout (see ck_repack_sizes), else NULL
 } ck_weights;
 
 /// Sizes (in bytes) of the repacked arrays for a format and shape; zero for unused arrays.
+/// dec_bytes: Q5_0's second, compact copy for decode (weight streaming): per group and block
+/// 256 bytes of low nibbles (the packed4 layout) then 64 bytes of fifth bits, 4 bytes per
+/// (quad j, 8-row half s) at (2j + s) * 4 whose bit 4r + i is u[4j+i] >> 4 of row 8s + r; with the
+/// fp16 scales that is 5.5 bits per weight, as on disk, instead of 8.5 for the byte layout.
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
-                     size_t *mw_bytes, size_t *f32_bytes);
+                     size_t *mw_bytes, size_t *f32_bytes, size_t *dec_bytes);
 /// Fills w->qs/dw/mw/f32 (caller-allocated with ck_repack_sizes, 64-byte aligned) from w->raw.
 /// Rows [n0, n1) only (n0 a multiple of 16), so callers can split the work across threads.
 void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1);

@@ -88,8 +88,19 @@ T256 INLINE __m256 load_scales8(const void *base, int64_t i, const int HS) {
               : _mm256_loadu_ps((const float *)base + i);
 }
 
-/// Value classes (see the header comment).
-enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3 };
+/// Value classes (see the header comment); K_U5C is Q5_0's compact decode layout.
+enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3, K_U5C = 4 };
+
+/// 32 fifth bits (bit 4r + i = row r, k i of one quad-half) -> 32 bytes of 0 or 16.
+T256 INLINE __m256i expand_bits(const uint8_t *p) {
+    int32_t word;
+    memcpy(&word, p, 4);
+    const __m256i idx = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
+    const __m256i t = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), idx), bit);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(t, bit), _mm256_set1_epi8(16));
+}
 
 /// MT activation rows (from m0) x HT halves of 8 weight rows (from half h0), the whole K.
 /// Per block and half the quads are the outer loop so each weight load (and nibble unpack) is
@@ -98,9 +109,9 @@ enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3 };
 T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
                       int64_t h0, int nvalid, float negoff, const int KIND, const int NSC, const int HASMIN,
                       const int HS, const int MT, const int HT) {
-    const int64_t k = d->k, nb = k / 32, qb = (KIND == K_U4) ? 256 : 512;
+    const int64_t k = d->k, nb = k / 32, qb = (KIND == K_U4) ? 256 : (KIND == K_U5C) ? 320 : 512;
     // Locals, so stores through y cannot force reloads of the descriptor fields.
-    const uint8_t *const qs = w->qs;
+    const uint8_t *const qs = KIND == K_U5C ? w->qs_dec : w->qs;
     const void *const dws = w->dw, *const mws = w->mw;
     const float *const metas = a->meta;
     const int8_t *const aqs = a->q;
@@ -112,7 +123,7 @@ T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     for (int64_t b = 0; b < nb; b++) {
         UNROLL for (int h = 0; h < HT; h++) {
             const int64_t g = (h0 + h) / 2, side = (h0 + h) % 2;
-            const uint8_t *hq = qs + (g * nb + b) * qb + 32 * side;
+            const uint8_t *bq = qs + (g * nb + b) * qb, *hq = bq + 32 * side;
             const int8_t *aq[MT];
             UNROLL for (int r = 0; r < MT; r++) aq[r] = aqs + (m0 + r) * k + b * 32;
             __m256i dot0[MT], dot1[MT];
@@ -129,6 +140,26 @@ T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                     }
                 }
                 UNROLL for (int r = 0; r < MT; r++) dot0[r] = _mm256_madd_epi16(p[r], ones);
+            } else if (KIND == K_U5C) {
+                // nibble | fifth bit << 4 (<= 31): |pair| <= 7874, flush every 4 maddubs.
+                __m256i p[MT];
+                UNROLL for (int r = 0; r < MT; r++) p[r] = dot0[r] = _mm256_setzero_si256();
+                UNROLL for (int j = 0; j < 4; j++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
+                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), expand_bits(bq + 256 + (2 * j + side) * 4));
+                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4),
+                                                       expand_bits(bq + 256 + (2 * (j + 4) + side) * 4));
+                    UNROLL for (int r = 0; r < MT; r++) {
+                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(lo, bcast4(aq[r] + 4 * j)));
+                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(hi, bcast4(aq[r] + 16 + 4 * j)));
+                    }
+                    if (j % 2 == 1) {
+                        UNROLL for (int r = 0; r < MT; r++) {
+                            dot0[r] = _mm256_add_epi32(dot0[r], _mm256_madd_epi16(p[r], ones));
+                            p[r] = _mm256_setzero_si256();
+                        }
+                    }
+                }
             } else if (KIND == K_S8) {
                 // u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
                 __m256i plo[MT], phi[MT];
@@ -220,6 +251,7 @@ TILES(t_q4_0, K_U4, 1, 0, 1)
 TILES(t_q4_1, K_U4, 1, 1, 1)
 TILES(t_q4_K, K_U4, 1, 1, 0)
 TILES(t_q5_0, K_U5, 1, 0, 1)
+TILES(t_q5_0c, K_U5C, 1, 0, 1)
 TILES(t_mxfp4, K_U5, 1, 0, 0)
 TILES(t_q6_K, K_Q6, 2, 0, 0)
 TILES(t_q8_0, K_S8, 1, 0, 1)
@@ -300,7 +332,7 @@ T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     case CK_WF_Q4_0: t = t_q4_0; break;
     case CK_WF_Q4_1: t = t_q4_1; break;
     case CK_WF_Q4_K: t = t_q4_K; break;
-    case CK_WF_Q5_0: t = t_q5_0; break;
+    case CK_WF_Q5_0: t = d->m == 1 && w->qs_dec ? t_q5_0c : t_q5_0; break;
     case CK_WF_MXFP4: t = t_mxfp4; break;
     case CK_WF_Q6_K: t = t_q6_K; break;
     case CK_WF_Q8_0: t = t_q8_0; break;

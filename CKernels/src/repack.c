@@ -125,10 +125,11 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
 }
 
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
-                     size_t *mw_bytes, size_t *f32_bytes) {
+                     size_t *mw_bytes, size_t *f32_bytes, size_t *dec_bytes) {
     const ck_format_info info = ck_weight_format_info(f);
     const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
-    *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = 0;
+    *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = *dec_bytes = 0;
+    if (f == CK_WF_Q5_0) *dec_bytes = groups * nb * 320;
     if (info.int8_path) {
         *qs_bytes = groups * nb * (info.packed4 ? 256 : 512);
         const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
@@ -190,6 +191,18 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                 uint8_t u[32] = {0};
                 float d[2] = {0, 0}, m = 0;
                 if (row < w->n) ck_decode_block32(w->format, (const uint8_t *)w->raw + row * w->raw_row_bytes, b, u, d, &m);
+                if (w->qs_dec) {   // Q5_0 compact copy: nibbles, then the fifth bits
+                    uint8_t *c = w->qs_dec + (g * nb + b) * 320;
+                    for (int j = 0; j < 4; j++)
+                        for (int i = 0; i < 4; i++) c[64 * j + 4 * r + i] = (uint8_t)((u[4 * j + i] & 15) | ((u[16 + 4 * j + i] & 15) << 4));
+                    for (int j = 0; j < 8; j++)
+                        for (int i = 0; i < 4; i++) {
+                            uint8_t *bits = c + 256 + (2 * j + r / 8) * 4;
+                            const int bit = 4 * (r % 8) + i;
+                            if (u[4 * j + i] >> 4) bits[bit / 8] |= (uint8_t)(1u << (bit % 8));
+                            else bits[bit / 8] &= (uint8_t)~(1u << (bit % 8));
+                        }
+                }
                 if (info.packed4) {
                     for (int j = 0; j < 4; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = (uint8_t)(u[4 * j + i] | (u[16 + 4 * j + i] << 4));
