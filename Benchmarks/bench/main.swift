@@ -1,7 +1,7 @@
 // `swift run -c release bench [SUITE] [options]`
 //
-// Suites: (none) = model throughput (llama-bench's pp/tg tests), `dequant` = reference
-// dequantizer throughput. Each suite parses its own options; `--help` lists them.
+// Suites: (none) = model throughput (llama-bench's pp/tg tests), `kernels` = matmul kernels
+// (KernelBench.swift), `dequant` = reference dequantizer throughput. Each suite parses its own options; `--help` lists them.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,8 +11,9 @@ let suite = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
 if suite != nil { arguments.removeFirst() }
 switch suite {
 case nil: exit(runModelBench(arguments))
+case "kernels": exit(runKernelBench(arguments))
 case "dequant": exit(runDequantBench(arguments))
 default:
-    printError("bench: unknown suite \(suite!) (suites: dequant; none = model throughput)\n")
+    printError("bench: unknown suite \(suite!) (suites: kernels, dequant; none = model throughput)\n")
     exit(2)
 }

@@ -2,6 +2,8 @@
 #ifndef CKERNELS_H
 #define CKERNELS_H
 
+#include "ck_bench.h"   // measurement kernels for `bench kernels`
+
 #include "ck_blocks.h"
 #include "ck_convert.h"
 #include "ck_dequant.h"

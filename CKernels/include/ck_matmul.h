@@ -52,6 +52,7 @@ typedef struct {
     int off;             ///< offset added to the signed integer to make it unsigned
     ck_scale_format scale;
     ck_act_format act;
+    int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
 } ck_format_info;
 
 ck_format_info ck_weight_format_info(ck_weight_format f);
@@ -64,8 +65,13 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 ///  - qs: per group of 16 rows, per 32-block, either 512 bytes (8 quads of k; quad j is 64 bytes
 ///    = row r at 4r..4r+3 holding u[4j..4j+3]) or, when packed4, 256 bytes (quad j's byte 4r+i
 ///    holds u[4j+i] in the low nibble and u[16+4j+i] in the high nibble);
-///  - dw: [group][block][nsc][16] fp32; mw: [group][block][16] fp32 (has_min formats only);
-///  - f32: [n][k] fp32 (float formats, for the sgemm path).
+///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only); fp16 bits when
+///    half_scales (Q4_0, Q4_1, Q5_0, Q8_0, whose d and m are fp16 already: saves decode bytes),
+///    else fp32;
+///  - f32: [n][k] fp32 (float formats, for the sgemm path);
+///  - MXFP8 also keeps, for decode, qs = [group][block][32][16] fp16 bits of the element values
+///    (E4M3 scaled by 2^-8 so every code, subnormals included, is exact in fp16; NaN codes -> fp16
+///    NaN; E5M2 codes are the top byte of their fp16) and dw = [group][block][16] fp32 block scales.
 /// Rows n..(n rounded up to 16) are zero padding.
 typedef struct {
     ck_weight_format format;
@@ -73,14 +79,19 @@ typedef struct {
     const void *raw;
     int64_t raw_row_bytes;
     uint8_t *qs;
-    float *dw;
-    float *mw;
+    void *dw;
+    void *mw;
     float *f32;
+    uint8_t *qs_dec;  ///< Q5_0 only: compact decode layout (see ck_repack_sizes), else NULL
 } ck_weights;
 
 /// Sizes (in bytes) of the repacked arrays for a format and shape; zero for unused arrays.
+/// dec_bytes: Q5_0's second, compact copy for decode (weight streaming): per group and block
+/// 256 bytes of low nibbles (the packed4 layout) then 64 bytes of fifth bits, 4 bytes per
+/// (quad j, 8-row half s) at (2j + s) * 4 whose bit 4r + i is u[4j+i] >> 4 of row 8s + r; with the
+/// fp16 scales that is 5.5 bits per weight, as on disk, instead of 8.5 for the byte layout.
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
-                     size_t *mw_bytes, size_t *f32_bytes);
+                     size_t *mw_bytes, size_t *f32_bytes, size_t *dec_bytes);
 /// Fills w->qs/dw/mw/f32 (caller-allocated with ck_repack_sizes, 64-byte aligned) from w->raw.
 /// Rows [n0, n1) only (n0 a multiple of 16), so callers can split the work across threads.
 void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1);

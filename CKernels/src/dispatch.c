@@ -58,6 +58,9 @@ ck_kernel_path ck_kernel_path_set(int path) {
 
 // MARK: - Drivers
 
+/// Below this many multiply-accumulates a matmul runs on the calling thread only.
+#define CK_MIN_PARALLEL_MACS (256 * 1024)
+
 typedef struct {
     const ck_matmul_desc *d;
     const ck_weights *w;
@@ -93,8 +96,7 @@ void ck_quantize_act(const ck_act *a, int threads, int path) {
 
 /// Float formats off the reference path: one OpenBLAS sgemm on the fp32 weights.
 static void sgemm_path(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads) {
-    static _Atomic int blas_threads = 0;
-    if (atomic_exchange(&blas_threads, threads) != threads) openblas_set_num_threads(threads);
+    openblas_set_num_threads(threads);
     const float *wf = w->f32 ? w->f32 : (const float *)w->raw;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)d->m, (blasint)d->n, (blasint)d->k, 1.0f,
                 a->x, (blasint)d->k, wf, (blasint)d->k, d->accumulate ? 1.0f : 0.0f, y, (blasint)d->n);
@@ -103,10 +105,16 @@ static void sgemm_path(const ck_matmul_desc *d, const ck_weights *w, const ck_ac
 void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path) {
     const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
     const ck_format_info info = ck_weight_format_info(w->format);
-    if (!info.int8_path && p != CK_PATH_REF) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
+    // Float formats: OpenBLAS sgemm on the fp32 copy, except MXFP8 decode, which streams the
+    // 2-byte repack with the SIMD kernel instead of 4-byte fp32 rows.
+    const int fp8_decode = (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2) && d->m == 1 && w->qs;
+    if (!info.int8_path && p != CK_PATH_REF && !fp8_decode) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
     job j = {d, w, a, y, p == CK_PATH_AVX512 ? ck_matmul_avx512 : p == CK_PATH_AVX2 ? ck_matmul_avx2 : ck_matmul_ref, NULL};
     const int64_t groups = (d->n + CK_R - 1) / CK_R;
     if (threads > groups) threads = (int)groups;
+    // A fork/join costs microseconds (more when the machine is busy); below ~0.25 M MACs
+    // (e.g. decode with 576 x 576) one thread finishes first.
+    if (d->m * d->n * d->k < CK_MIN_PARALLEL_MACS) threads = 1;
     ck_parallel(matmul_part, &j, threads < 1 ? 1 : threads);
 }
 

@@ -7,8 +7,8 @@
 //   4-bit values (<= 15):  |pair| <= 2*15*127 = 3810   -> all 8 quads summed in i16
 //   Q5_0 / MXFP4 (<= 31):  7874                         -> 4 quads
 //   Q6_K (<= 63):          16002                        -> 2 quads
-//   Q8_0 / MXINT8 (<= 255) would saturate: use the signed weight s = u - 128 with the sign trick
-//   (|s| <= 128, 2*128*127 = 32512), then add back 128 * sum(q) from the activation block sums.
+//   Q8_0 / MXINT8 (<= 255) would saturate: split u = 16*hi + lo into two 4-bit dots (as above)
+//   and combine them in i32 (cheaper than the sign trick: no per-row vpsignb).
 // So the integer dot is exact and the fp32 epilogue is the reference's, lane by lane.
 // Tiles: prefill 4 activation rows x 8 weight rows; decode 1 row x 32 weight rows.
 #pragma STDC FP_CONTRACT OFF
@@ -20,6 +20,8 @@
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
+/// Constant-trip loops over tile rows, halves and quads: unrolled so accumulators stay in registers.
+#define UNROLL _Pragma("clang loop unroll(full)")
 
 T256 INLINE __m256i bcast4(const int8_t *p) {
     int32_t v;
@@ -80,96 +82,143 @@ T256 void ck_quantize_act_avx2(const ck_act *a, int64_t m0, int64_t m1) {
     }
 }
 
-/// Value classes (see the header comment).
-enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3 };
+/// 8 scales from a repacked scale plane: fp16 (exact widening) or fp32.
+T256 INLINE __m256 load_scales8(const void *base, int64_t i, const int HS) {
+    return HS ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const ck_half *)base + i)))
+              : _mm256_loadu_ps((const float *)base + i);
+}
 
-/// Exact integer dots of one 8-row half (`hq` = the block's bytes offset to this half) with one
-/// activation block `aq`: dot0 (NSC 1: the whole block; NSC 2: elements 0..15) and dot1
-/// (elements 16..31, NSC 2 only). `sum` is the activation block's integer sum (K_S8 only).
-T256 INLINE void half_dot(const uint8_t *hq, const int8_t *aq, int32_t sum, const int KIND, __m256i *dot0, __m256i *dot1) {
-    const __m256i ones = _mm256_set1_epi16(1);
-    if (KIND == K_U4) {
-        const __m256i low4 = _mm256_set1_epi8(0x0F);
-        __m256i s16 = _mm256_setzero_si256();
-        for (int j = 0; j < 4; j++) {
-            const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
-            const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
-            s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(lo, bcast4(aq + 4 * j)));
-            s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(hi, bcast4(aq + 16 + 4 * j)));
-        }
-        *dot0 = _mm256_madd_epi16(s16, ones);
-    } else if (KIND == K_U5) {
-        __m256i s[2];
-        for (int h = 0; h < 2; h++) {
-            s[h] = _mm256_setzero_si256();
-            for (int j = 4 * h; j < 4 * h + 4; j++)
-                s[h] = _mm256_add_epi16(s[h], _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(hq + 64 * j)), bcast4(aq + 4 * j)));
-        }
-        *dot0 = _mm256_add_epi32(_mm256_madd_epi16(s[0], ones), _mm256_madd_epi16(s[1], ones));
-    } else if (KIND == K_Q6) {
-        __m256i d[2];
-        for (int h = 0; h < 2; h++) {
-            __m256i acc = _mm256_setzero_si256();
-            for (int j = 4 * h; j < 4 * h + 4; j += 2) {
-                __m256i s = _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(hq + 64 * j)), bcast4(aq + 4 * j));
-                s = _mm256_add_epi16(s, _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(hq + 64 * (j + 1))), bcast4(aq + 4 * j + 4)));
-                acc = _mm256_add_epi32(acc, _mm256_madd_epi16(s, ones));
-            }
-            d[h] = acc;
-        }
-        *dot0 = d[0];
-        *dot1 = d[1];
-    } else {
-        const __m256i bias = _mm256_set1_epi8((char)0x80);
-        __m256i acc = _mm256_set1_epi32(128 * sum);   // sum(u q) = sum(s q) + 128 sum(q)
-        for (int j = 0; j < 8; j++) {
-            const __m256i s = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(hq + 64 * j)), bias);
-            const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(s, s), _mm256_sign_epi8(bcast4(aq + 4 * j), s));
-            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, ones));
-        }
-        *dot0 = acc;
-    }
+/// Value classes (see the header comment); K_U5C is Q5_0's compact decode layout.
+enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3, K_U5C = 4 };
+
+/// 32 fifth bits (bit 4r + i = row r, k i of one quad-half) -> 32 bytes of 0 or 16.
+T256 INLINE __m256i expand_bits(const uint8_t *p) {
+    int32_t word;
+    memcpy(&word, p, 4);
+    const __m256i idx = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
+    const __m256i t = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), idx), bit);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(t, bit), _mm256_set1_epi8(16));
 }
 
 /// MT activation rows (from m0) x HT halves of 8 weight rows (from half h0), the whole K.
+/// Per block and half the quads are the outer loop so each weight load (and nibble unpack) is
+/// shared by the MT activation rows; i16 partials are flushed to i32 before they can saturate.
 /// nvalid: valid rows in the last half (rows past n are padding and are not stored).
 T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
                       int64_t h0, int nvalid, float negoff, const int KIND, const int NSC, const int HASMIN,
-                      const int MT, const int HT) {
-    const int64_t k = d->k, nb = k / 32, qb = KIND == K_U4 ? 256 : 512;
+                      const int HS, const int MT, const int HT) {
+    const int64_t k = d->k, nb = k / 32, qb = (KIND == K_U4) ? 256 : (KIND == K_U5C) ? 320 : 512;
+    // Locals, so stores through y cannot force reloads of the descriptor fields.
+    const uint8_t *const qs = KIND == K_U5C ? w->qs_dec : w->qs;
+    const void *const dws = w->dw, *const mws = w->mw;
+    const float *const metas = a->meta;
+    const int8_t *const aqs = a->q;
     const __m256 vneg = _mm256_set1_ps(negoff);
+    const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
     __m256 acc[HT][MT];
-    for (int h = 0; h < HT; h++)
-        for (int r = 0; r < MT; r++) acc[h][r] = _mm256_setzero_ps();
+    UNROLL for (int h = 0; h < HT; h++)
+        UNROLL for (int r = 0; r < MT; r++) acc[h][r] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
-        for (int h = 0; h < HT; h++) {
+        UNROLL for (int h = 0; h < HT; h++) {
             const int64_t g = (h0 + h) / 2, side = (h0 + h) % 2;
-            const uint8_t *hq = w->qs + (g * nb + b) * qb + 32 * side;
-            const float *dwp = w->dw + (g * nb + b) * NSC * CK_R + 8 * side;
-            const __m256 d0 = _mm256_loadu_ps(dwp);
-            const __m256 d1 = NSC == 2 ? _mm256_loadu_ps(dwp + CK_R) : d0;
-            const __m256 mw0 = HASMIN ? _mm256_loadu_ps(w->mw + (g * nb + b) * CK_R + 8 * side) : _mm256_mul_ps(d0, vneg);
-            const __m256 mw1 = NSC == 2 ? _mm256_mul_ps(d1, vneg) : mw0;
-            for (int r = 0; r < MT; r++) {
-                const int64_t row = m0 + r;
-                const float *meta = a->meta + (row * nb + b) * 4;
-                __m256i dot0, dot1 = _mm256_setzero_si256();
-                half_dot(hq, a->q + row * k + b * 32, KIND == K_S8 ? a->sums[row * nb + b] : 0, KIND, &dot0, &dot1);
-                const __m256 da = _mm256_set1_ps(meta[0]);
-                acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0), d0), da, acc[h][r]);
-                if (NSC == 2) {
-                    acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot1), d1), da, acc[h][r]);
+            const uint8_t *bq = qs + (g * nb + b) * qb, *hq = bq + 32 * side;
+            const int8_t *aq[MT];
+            UNROLL for (int r = 0; r < MT; r++) aq[r] = aqs + (m0 + r) * k + b * 32;
+            __m256i dot0[MT], dot1[MT];
+            if (KIND == K_U4) {
+                // u <= 15: |pair| <= 3810, all 8 quads fit one i16 partial.
+                __m256i p[MT];
+                UNROLL for (int r = 0; r < MT; r++) p[r] = _mm256_setzero_si256();
+                UNROLL for (int j = 0; j < 4; j++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
+                    const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+                    UNROLL for (int r = 0; r < MT; r++) {
+                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(lo, bcast4(aq[r] + 4 * j)));
+                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(hi, bcast4(aq[r] + 16 + 4 * j)));
+                    }
+                }
+                UNROLL for (int r = 0; r < MT; r++) dot0[r] = _mm256_madd_epi16(p[r], ones);
+            } else if (KIND == K_U5C) {
+                // nibble | fifth bit << 4 (<= 31): |pair| <= 7874, flush every 4 maddubs.
+                __m256i p[MT];
+                UNROLL for (int r = 0; r < MT; r++) p[r] = dot0[r] = _mm256_setzero_si256();
+                UNROLL for (int j = 0; j < 4; j++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
+                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), expand_bits(bq + 256 + (2 * j + side) * 4));
+                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4),
+                                                       expand_bits(bq + 256 + (2 * (j + 4) + side) * 4));
+                    UNROLL for (int r = 0; r < MT; r++) {
+                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(lo, bcast4(aq[r] + 4 * j)));
+                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(hi, bcast4(aq[r] + 16 + 4 * j)));
+                    }
+                    if (j % 2 == 1) {
+                        UNROLL for (int r = 0; r < MT; r++) {
+                            dot0[r] = _mm256_add_epi32(dot0[r], _mm256_madd_epi16(p[r], ones));
+                            p[r] = _mm256_setzero_si256();
+                        }
+                    }
+                }
+            } else if (KIND == K_S8) {
+                // u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
+                __m256i plo[MT], phi[MT];
+                UNROLL for (int r = 0; r < MT; r++) plo[r] = phi[r] = _mm256_setzero_si256();
+                UNROLL for (int j = 0; j < 8; j++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
+                    const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+                    UNROLL for (int r = 0; r < MT; r++) {
+                        const __m256i av = bcast4(aq[r] + 4 * j);
+                        plo[r] = _mm256_add_epi16(plo[r], _mm256_maddubs_epi16(lo, av));
+                        phi[r] = _mm256_add_epi16(phi[r], _mm256_maddubs_epi16(hi, av));
+                    }
+                }
+                UNROLL for (int r = 0; r < MT; r++)
+                    dot0[r] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[r], ones), 4), _mm256_madd_epi16(plo[r], ones));
+            } else {
+                // K_U5 (u <= 31): flush every 4 quads; K_Q6 (u <= 63): every 2, halves kept apart.
+                const int flush = KIND == K_U5 ? 4 : 2;
+                __m256i p[MT];
+                UNROLL for (int r = 0; r < MT; r++) { p[r] = dot0[r] = dot1[r] = _mm256_setzero_si256(); }
+                UNROLL for (int j = 0; j < 8; j++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
+                    UNROLL for (int r = 0; r < MT; r++) p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(v, bcast4(aq[r] + 4 * j)));
+                    if (j % flush == flush - 1) {
+                        UNROLL for (int r = 0; r < MT; r++) {
+                            const __m256i s = _mm256_madd_epi16(p[r], ones);
+                            if (KIND == K_Q6 && j >= 4) dot1[r] = _mm256_add_epi32(dot1[r], s);
+                            else dot0[r] = _mm256_add_epi32(dot0[r], s);
+                            p[r] = _mm256_setzero_si256();
+                        }
+                    }
+                }
+            }
+            const int64_t di = (g * nb + b) * NSC * CK_R + 8 * side;
+            const __m256 d0 = load_scales8(dws, di, HS);
+            if (NSC == 1) {
+                const __m256 mw = HASMIN ? load_scales8(mws, (g * nb + b) * CK_R + 8 * side, HS) : _mm256_mul_ps(d0, vneg);
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const float *meta = metas + ((m0 + r) * nb + b) * 4;
+                    acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[r]), d0), _mm256_set1_ps(meta[0]), acc[h][r]);
+                    acc[h][r] = _mm256_fmadd_ps(mw, _mm256_set1_ps(meta[1]), acc[h][r]);
+                }
+            } else {
+                const __m256 d1 = load_scales8(dws, di + CK_R, HS);
+                const __m256 mw0 = _mm256_mul_ps(d0, vneg), mw1 = _mm256_mul_ps(d1, vneg);
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const float *meta = metas + ((m0 + r) * nb + b) * 4;
+                    const __m256 da = _mm256_set1_ps(meta[0]);
+                    acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[r]), d0), da, acc[h][r]);
+                    acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot1[r]), d1), da, acc[h][r]);
                     acc[h][r] = _mm256_fmadd_ps(mw0, _mm256_set1_ps(meta[2]), acc[h][r]);
                     acc[h][r] = _mm256_fmadd_ps(mw1, _mm256_set1_ps(meta[3]), acc[h][r]);
-                } else {
-                    acc[h][r] = _mm256_fmadd_ps(mw0, _mm256_set1_ps(meta[1]), acc[h][r]);
                 }
             }
         }
     }
-    for (int h = 0; h < HT; h++) {
+    UNROLL for (int h = 0; h < HT; h++) {
         const int valid = h == HT - 1 ? nvalid : 8;
-        for (int r = 0; r < MT; r++) {
+        UNROLL for (int r = 0; r < MT; r++) {
             float *out = y + (m0 + r) * d->n + (h0 + h) * 8;
             if (valid == 8) {
                 __m256 v = acc[h][r];
@@ -186,39 +235,109 @@ T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
 
 typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int, float);
 
-#define TILE(NAME, KIND, NSC, HASMIN, MT, HT)                                                                 \
+#define TILE(NAME, KIND, NSC, HASMIN, HS, MT, HT)                                                             \
     T256 static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
                           int64_t h0, int nvalid, float negoff) {                                             \
-        tile(d, w, a, y, m0, h0, nvalid, negoff, KIND, NSC, HASMIN, MT, HT);                                  \
+        tile(d, w, a, y, m0, h0, nvalid, negoff, KIND, NSC, HASMIN, HS, MT, HT);                              \
     }
-#define TILES(P, KIND, NSC, HASMIN)              \
-    TILE(P##_4x1, KIND, NSC, HASMIN, 4, 1)       \
-    TILE(P##_2x1, KIND, NSC, HASMIN, 2, 1)       \
-    TILE(P##_1x1, KIND, NSC, HASMIN, 1, 1)       \
-    TILE(P##_1x4, KIND, NSC, HASMIN, 1, 4)       \
+#define TILES(P, KIND, NSC, HASMIN, HS)              \
+    TILE(P##_4x1, KIND, NSC, HASMIN, HS, 4, 1)       \
+    TILE(P##_2x1, KIND, NSC, HASMIN, HS, 2, 1)       \
+    TILE(P##_1x1, KIND, NSC, HASMIN, HS, 1, 1)       \
+    TILE(P##_1x4, KIND, NSC, HASMIN, HS, 1, 4)       \
     static const tile_fn P[4] = {P##_4x1, P##_2x1, P##_1x1, P##_1x4};
 
-TILES(t_u4, K_U4, 1, 0)      // Q4_0
-TILES(t_u4min, K_U4, 1, 1)   // Q4_1, Q4_K
-TILES(t_u5, K_U5, 1, 0)      // Q5_0, MXFP4
-TILES(t_q6, K_Q6, 2, 0)      // Q6_K
-TILES(t_s8, K_S8, 1, 0)      // Q8_0, MXINT8
+TILES(t_q4_0, K_U4, 1, 0, 1)
+TILES(t_q4_1, K_U4, 1, 1, 1)
+TILES(t_q4_K, K_U4, 1, 1, 0)
+TILES(t_q5_0, K_U5, 1, 0, 1)
+TILES(t_q5_0c, K_U5C, 1, 0, 1)
+TILES(t_mxfp4, K_U5, 1, 0, 0)
+TILES(t_q6_K, K_Q6, 2, 0, 0)
+TILES(t_q8_0, K_S8, 1, 0, 1)
+TILES(t_mxint8, K_S8, 1, 0, 0)
 
 /// Halves per L2 chunk in the prefill loop: about 192 KiB of repacked weights.
 static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
-    const int64_t bytes = (k / 32) * ((info->packed4 ? 128 : 256) + 32 * (info->nsc + info->has_min));
-    const int64_t c = (192 * 1024) / (bytes > 0 ? bytes : 1);
+    const int64_t bytes = (k / 32) * ((info->packed4 ? 128 : 256) + (info->half_scales ? 16 : 32) * (info->nsc + info->has_min));
+    const int64_t c = (96 * 1024) / (bytes > 0 ? bytes : 1);
     return c < 1 ? 1 : c;
+}
+
+/// MXFP8 with fp32 activations, one activation row at a time, HT halves of 8 rows in flight (the
+/// per-block partial sum is a 32-long FMA chain, so independent halves hide its latency).
+/// Same operations as the reference: p = fma(P_i, x_i, p) from 0 over the block, then
+/// acc = fma(X, p, acc); P_i = fp16 -> fp32 (exact) times 2^8 for E4M3 (exact).
+T256 INLINE void fp8_tile(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *out, int64_t h0,
+                          int nvalid, const int E4M3, const int HT) {
+    const int64_t nb = d->k / 32;
+    const ck_half *const hs = (const ck_half *)w->qs;
+    const float *const xs = (const float *)w->dw;
+    const __m256 s8 = _mm256_set1_ps(E4M3 ? 256.0f : 1.0f);
+    __m256 acc[HT];
+    UNROLL for (int h = 0; h < HT; h++) acc[h] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        __m256 p[HT];
+        UNROLL for (int h = 0; h < HT; h++) p[h] = _mm256_setzero_ps();
+        for (int i = 0; i < 32; i++) {
+            const __m256 xv = _mm256_set1_ps(x[b * 32 + i]);
+            UNROLL for (int h = 0; h < HT; h++) {
+                const int64_t g = (h0 + h) / 2, side = (h0 + h) % 2;
+                __m256 wv = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(hs + ((g * nb + b) * 32 + i) * CK_R + 8 * side)));
+                if (E4M3) wv = _mm256_mul_ps(wv, s8);
+                p[h] = _mm256_fmadd_ps(wv, xv, p[h]);
+            }
+        }
+        UNROLL for (int h = 0; h < HT; h++) {
+            const int64_t g = (h0 + h) / 2, side = (h0 + h) % 2;
+            acc[h] = _mm256_fmadd_ps(_mm256_loadu_ps(xs + (g * nb + b) * CK_R + 8 * side), p[h], acc[h]);
+        }
+    }
+    UNROLL for (int h = 0; h < HT; h++) {
+        const int valid = h == HT - 1 ? nvalid : 8;
+        float tmp[8];
+        _mm256_storeu_ps(tmp, acc[h]);
+        for (int i = 0; i < valid; i++) out[(h0 + h) * 8 + i] = d->accumulate ? out[(h0 + h) * 8 + i] + tmp[i] : tmp[i];
+    }
+}
+
+T256 static void fp8_e4m3_x4(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t h0, int nv) { fp8_tile(d, w, x, o, h0, nv, 1, 4); }
+T256 static void fp8_e4m3_x1(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t h0, int nv) { fp8_tile(d, w, x, o, h0, nv, 1, 1); }
+T256 static void fp8_e5m2_x4(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t h0, int nv) { fp8_tile(d, w, x, o, h0, nv, 0, 4); }
+T256 static void fp8_e5m2_x1(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t h0, int nv) { fp8_tile(d, w, x, o, h0, nv, 0, 1); }
+
+/// MXFP8 rows [n0, n1) for every activation row (used for decode; prefill goes to sgemm).
+T256 static void fp8_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+    const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
+    const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
+    const int lastvalid = (int)(n1 - (h1 - 1) * 8);
+    for (int64_t m = 0; m < d->m; m++) {
+        const float *x = a->x + m * d->k;
+        float *out = y + m * d->n;
+        int64_t h = h0;
+        for (; h + 4 <= h1; h += 4) (e4m3 ? fp8_e4m3_x4 : fp8_e5m2_x4)(d, w, x, out, h, h + 4 == h1 ? lastvalid : 8);
+        for (; h < h1; h++) (e4m3 ? fp8_e4m3_x1 : fp8_e5m2_x1)(d, w, x, out, h, h + 1 == h1 ? lastvalid : 8);
+    }
 }
 
 T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     const ck_format_info info = ck_weight_format_info(w->format);
+    if ((w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2) && w->qs) {
+        fp8_matmul(d, w, a, y, n0, n1 < d->n ? n1 : d->n);
+        return;
+    }
     if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
     const tile_fn *t;
-    if (info.nsc == 2) t = t_q6;
-    else if (info.packed4) t = info.has_min ? t_u4min : t_u4;
-    else if (info.off == 128) t = t_s8;
-    else t = t_u5;
+    switch (w->format) {
+    case CK_WF_Q4_0: t = t_q4_0; break;
+    case CK_WF_Q4_1: t = t_q4_1; break;
+    case CK_WF_Q4_K: t = t_q4_K; break;
+    case CK_WF_Q5_0: t = d->m == 1 && w->qs_dec ? t_q5_0c : t_q5_0; break;
+    case CK_WF_MXFP4: t = t_mxfp4; break;
+    case CK_WF_Q6_K: t = t_q6_K; break;
+    case CK_WF_Q8_0: t = t_q8_0; break;
+    default: t = t_mxint8; break;
+    }
     const float negoff = (float)(-info.off);
     if (n1 > d->n) n1 = d->n;
     const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;

@@ -19,6 +19,8 @@
 
 #define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
+/// Constant-trip loops over tile rows, halves and quads: unrolled so accumulators stay in registers.
+#define UNROLL _Pragma("clang loop unroll(full)")
 
 T512 INLINE __m512i bcast4(const int8_t *p) {
     int32_t v;
@@ -57,58 +59,64 @@ T512 void ck_quantize_act_avx512(const ck_act *a, int64_t m0, int64_t m1) {
     }
 }
 
+/// 16 scales from a repacked scale plane: fp16 (exact widening) or fp32.
+T512 INLINE __m512 load_scales16(const void *base, int64_t i, const int HS) {
+    return HS ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const ck_half *)base + i)))
+              : _mm512_loadu_ps((const float *)base + i);
+}
+
 /// MT activation rows (from m0) x GT groups of 16 weight rows (from g0), the whole K.
 /// PK4: 4-bit packed values; NSC: scales per 32; HASMIN: stored mw. nvalid: valid rows in the
 /// last group (the others are padding and are not stored).
 T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
                       int64_t g0, int nvalid, float negoff, const int PK4, const int NSC, const int HASMIN,
-                      const int MT, const int GT) {
+                      const int HS, const int MT, const int GT) {
     const int64_t k = d->k, nb = k / 32, qb = PK4 ? 256 : 512;
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512 vneg = _mm512_set1_ps(negoff);
     __m512 acc[GT][MT];
-    for (int g = 0; g < GT; g++)
-        for (int r = 0; r < MT; r++) acc[g][r] = _mm512_setzero_ps();
+    UNROLL for (int g = 0; g < GT; g++)
+        UNROLL for (int r = 0; r < MT; r++) acc[g][r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
-        for (int g = 0; g < GT; g++) {
+        UNROLL for (int g = 0; g < GT; g++) {
             const uint8_t *qs = w->qs + ((g0 + g) * nb + b) * qb;
-            const float *dwp = w->dw + ((g0 + g) * nb + b) * NSC * CK_R;
+            const int64_t di = ((g0 + g) * nb + b) * NSC * CK_R;
             __m512i dot0[MT], dot1[MT];
-            for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }
+            UNROLL for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }
             if (PK4) {
-                for (int j = 0; j < 4; j++) {
+                UNROLL for (int j = 0; j < 4; j++) {
                     const __m512i v = _mm512_loadu_si512(qs + 64 * j);
                     const __m512i lo = _mm512_and_si512(v, low4);
                     const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
-                    for (int r = 0; r < MT; r++) {
+                    UNROLL for (int r = 0; r < MT; r++) {
                         const int8_t *aq = a->q + (m0 + r) * k + b * 32;
                         dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
                         dot1[r] = _mm512_dpbusd_epi32(dot1[r], hi, bcast4(aq + 16 + 4 * j));
                     }
                 }
             } else {
-                for (int j = 0; j < 8; j++) {
+                UNROLL for (int j = 0; j < 8; j++) {
                     const __m512i v = _mm512_loadu_si512(qs + 64 * j);
-                    for (int r = 0; r < MT; r++) {
+                    UNROLL for (int r = 0; r < MT; r++) {
                         const int8_t *aq = a->q + (m0 + r) * k + b * 32;
                         if (j < 4) dot0[r] = _mm512_dpbusd_epi32(dot0[r], v, bcast4(aq + 4 * j));
                         else dot1[r] = _mm512_dpbusd_epi32(dot1[r], v, bcast4(aq + 4 * j));
                     }
                 }
             }
-            const __m512 d0 = _mm512_loadu_ps(dwp);
+            const __m512 d0 = load_scales16(w->dw, di, HS);
             if (NSC == 1) {
-                const __m512 mw = HASMIN ? _mm512_loadu_ps(w->mw + ((g0 + g) * nb + b) * CK_R) : _mm512_mul_ps(d0, vneg);
-                for (int r = 0; r < MT; r++) {
+                const __m512 mw = HASMIN ? load_scales16(w->mw, ((g0 + g) * nb + b) * CK_R, HS) : _mm512_mul_ps(d0, vneg);
+                UNROLL for (int r = 0; r < MT; r++) {
                     const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
                     const __m512 dot = _mm512_cvtepi32_ps(_mm512_add_epi32(dot0[r], dot1[r]));
                     acc[g][r] = _mm512_fmadd_ps(_mm512_mul_ps(dot, d0), _mm512_set1_ps(meta[0]), acc[g][r]);
                     acc[g][r] = _mm512_fmadd_ps(mw, _mm512_set1_ps(meta[1]), acc[g][r]);
                 }
             } else {
-                const __m512 d1 = _mm512_loadu_ps(dwp + CK_R);
+                const __m512 d1 = load_scales16(w->dw, di + CK_R, HS);
                 const __m512 mw0 = _mm512_mul_ps(d0, vneg), mw1 = _mm512_mul_ps(d1, vneg);
-                for (int r = 0; r < MT; r++) {
+                UNROLL for (int r = 0; r < MT; r++) {
                     const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
                     const __m512 da = _mm512_set1_ps(meta[0]);
                     acc[g][r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dot0[r]), d0), da, acc[g][r]);
@@ -119,9 +127,9 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
             }
         }
     }
-    for (int g = 0; g < GT; g++) {
+    UNROLL for (int g = 0; g < GT; g++) {
         const __mmask16 mask = (g == GT - 1 && nvalid < CK_R) ? (__mmask16)((1u << nvalid) - 1) : (__mmask16)0xFFFF;
-        for (int r = 0; r < MT; r++) {
+        UNROLL for (int r = 0; r < MT; r++) {
             float *out = y + (m0 + r) * d->n + (g0 + g) * CK_R;
             __m512 v = acc[g][r];
             if (d->accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, out), v);
@@ -132,35 +140,45 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
 
 typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int, float);
 
-#define TILE(NAME, PK4, NSC, HASMIN, MT, GT)                                                                  \
+#define TILE(NAME, PK4, NSC, HASMIN, HS, MT, GT)                                                              \
     T512 static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
                           int64_t g0, int nvalid, float negoff) {                                             \
-        tile(d, w, a, y, m0, g0, nvalid, negoff, PK4, NSC, HASMIN, MT, GT);                                   \
+        tile(d, w, a, y, m0, g0, nvalid, negoff, PK4, NSC, HASMIN, HS, MT, GT);                               \
     }
-#define TILES(P, PK4, NSC, HASMIN)                 \
-    TILE(P##_8x1, PK4, NSC, HASMIN, 8, 1)          \
-    TILE(P##_4x1, PK4, NSC, HASMIN, 4, 1)          \
-    TILE(P##_2x1, PK4, NSC, HASMIN, 2, 1)          \
-    TILE(P##_1x1, PK4, NSC, HASMIN, 1, 1)          \
-    TILE(P##_1x4, PK4, NSC, HASMIN, 1, 4)          \
+#define TILES(P, PK4, NSC, HASMIN, HS)                 \
+    TILE(P##_8x1, PK4, NSC, HASMIN, HS, 8, 1)          \
+    TILE(P##_4x1, PK4, NSC, HASMIN, HS, 4, 1)          \
+    TILE(P##_2x1, PK4, NSC, HASMIN, HS, 2, 1)          \
+    TILE(P##_1x1, PK4, NSC, HASMIN, HS, 1, 1)          \
+    TILE(P##_1x4, PK4, NSC, HASMIN, HS, 1, 4)          \
     static const tile_fn P[5] = {P##_8x1, P##_4x1, P##_2x1, P##_1x1, P##_1x4};
 
-TILES(t_u4, 1, 1, 0)      // Q4_0
-TILES(t_u4min, 1, 1, 1)   // Q4_1, Q4_K
-TILES(t_u8, 0, 1, 0)      // Q5_0, Q8_0, MXINT8, MXFP4
-TILES(t_u8x2, 0, 2, 0)    // Q6_K
+TILES(t_q4_0, 1, 1, 0, 1)
+TILES(t_q4_1, 1, 1, 1, 1)
+TILES(t_q4_K, 1, 1, 1, 0)
+TILES(t_u8h, 0, 1, 0, 1)    // Q5_0, Q8_0
+TILES(t_u8, 0, 1, 0, 0)     // MXINT8, MXFP4
+TILES(t_q6_K, 0, 2, 0, 0)
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
 static int64_t chunk_groups(const ck_format_info *info, int64_t k) {
-    const int64_t bytes = (k / 32) * ((info->packed4 ? 256 : 512) + 64 * (info->nsc + info->has_min));
+    const int64_t bytes = (k / 32) * ((info->packed4 ? 256 : 512) + (info->half_scales ? 32 : 64) * (info->nsc + info->has_min));
     const int64_t c = (256 * 1024) / (bytes > 0 ? bytes : 1);
     return c < 1 ? 1 : c;
 }
 
 T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     const ck_format_info info = ck_weight_format_info(w->format);
-    if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
-    const tile_fn *t = info.nsc == 2 ? t_u8x2 : info.packed4 ? (info.has_min ? t_u4min : t_u4) : t_u8;
+    if (!info.int8_path) { ck_matmul_avx2(d, w, a, y, n0, n1); return; }   // MXFP8 decode (AVX2 kernel)
+    const tile_fn *t;
+    switch (w->format) {
+    case CK_WF_Q4_0: t = t_q4_0; break;
+    case CK_WF_Q4_1: t = t_q4_1; break;
+    case CK_WF_Q4_K: t = t_q4_K; break;
+    case CK_WF_Q5_0: case CK_WF_Q8_0: t = t_u8h; break;
+    case CK_WF_Q6_K: t = t_q6_K; break;
+    default: t = t_u8; break;
+    }
     const float negoff = (float)(-info.off);
     if (n1 > d->n) n1 = d->n;
     const int64_t g0 = n0 / CK_R, g1 = (n1 + CK_R - 1) / CK_R;

@@ -9,21 +9,21 @@
 #include "ck_dequant.h"
 
 ck_format_info ck_weight_format_info(ck_weight_format f) {
-    //                           block  bytes int8 pk4 nsc min off  scale           act
+    //                           block  bytes int8 pk4 nsc min off  scale           act  half_scales
     switch (f) {
-    case CK_WF_F32:        return (ck_format_info){1, 4, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32};
-    case CK_WF_F16:        return (ck_format_info){1, 2, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32};
-    case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_32};
-    case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32};
-    case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32};
-    case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32};
+    case CK_WF_F32:        return (ck_format_info){1, 4, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
+    case CK_WF_F16:        return (ck_format_info){1, 2, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
+    case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
+    case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
+    case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
+    case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
+    case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32, 0};
+    case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_32, 0};
+    case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
+    case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
+    case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
     // E2M1 values doubled are the integers {0,1,2,3,4,6,8,12} with sign; +12 makes them unsigned.
-    case CK_WF_MXFP4:      return (ck_format_info){32, 17, 1, 0, 1, 0, 12, CK_SCALE_UE8M0, CK_ACT_Q8_32};
+    case CK_WF_MXFP4:      return (ck_format_info){32, 17, 1, 0, 1, 0, 12, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
     default:               return (ck_format_info){0};
     }
 }
@@ -125,16 +125,22 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
 }
 
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
-                     size_t *mw_bytes, size_t *f32_bytes) {
+                     size_t *mw_bytes, size_t *f32_bytes, size_t *dec_bytes) {
     const ck_format_info info = ck_weight_format_info(f);
     const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
-    *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = 0;
+    *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = *dec_bytes = 0;
+    if (f == CK_WF_Q5_0) *dec_bytes = groups * nb * 320;
     if (info.int8_path) {
         *qs_bytes = groups * nb * (info.packed4 ? 256 : 512);
-        *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sizeof(float);
-        if (info.has_min) *mw_bytes = groups * nb * CK_R * sizeof(float);
+        const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
+        *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
+        if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
     } else if (f != CK_WF_F32) {
         *f32_bytes = (size_t)n * (size_t)k * sizeof(float);
+        if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
+            *qs_bytes = groups * nb * 32 * CK_R * sizeof(ck_half);
+            *dw_bytes = groups * nb * CK_R * sizeof(float);
+        }
     }
 }
 
@@ -152,22 +158,51 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
     const ck_format_info info = ck_weight_format_info(w->format);
     const int64_t nb = w->k / 32;
     if (!info.int8_path) {
-        if (!w->f32) return;
-        for (int64_t r = n0; r < n1 && r < w->n; r++)
-            dequantize_float_row(w->format, (const uint8_t *)w->raw + r * w->raw_row_bytes, w->f32 + r * w->k, w->k);
+        if (w->f32)
+            for (int64_t r = n0; r < n1 && r < w->n; r++)
+                dequantize_float_row(w->format, (const uint8_t *)w->raw + r * w->raw_row_bytes, w->f32 + r * w->k, w->k);
+        if (w->qs && (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2)) {
+            const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
+            ck_half *h = (ck_half *)w->qs;
+            float *xs = (float *)w->dw;
+            for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
+                for (int64_t b = 0; b < nb; b++)
+                    for (int r = 0; r < CK_R; r++) {
+                        const int64_t row = g * CK_R + r;
+                        const ck_block_mxfp8 *blk = row < w->n ? (const ck_block_mxfp8 *)((const uint8_t *)w->raw + row * w->raw_row_bytes) + b : NULL;
+                        xs[(g * nb + b) * CK_R + r] = blk ? ck_e8m0_to_fp32(blk->e) : 0.0f;
+                        for (int i = 0; i < 32; i++) {
+                            ck_half v = 0;
+                            if (blk) v = e4m3 ? ck_fp32_to_fp16(ldexpf(ck_mx_elem_decode(CK_MX_E4M3, blk->qs[i]), -8))
+                                              : (ck_half)(blk->qs[i] << 8);
+                            h[((g * nb + b) * 32 + i) * CK_R + r] = v;
+                        }
+                    }
+        }
         return;
     }
     const int64_t qbytes = info.packed4 ? 256 : 512;
     for (int64_t g = n0 / CK_R; g * CK_R < n1; g++) {
         for (int64_t b = 0; b < nb; b++) {
             uint8_t *q = w->qs + (g * nb + b) * qbytes;
-            float *dw = w->dw + (g * nb + b) * info.nsc * CK_R;
-            float *mw = info.has_min ? w->mw + (g * nb + b) * CK_R : NULL;
+            const int64_t di = (g * nb + b) * info.nsc * CK_R, mi = (g * nb + b) * CK_R;
             for (int r = 0; r < CK_R; r++) {
                 const int64_t row = g * CK_R + r;
                 uint8_t u[32] = {0};
                 float d[2] = {0, 0}, m = 0;
                 if (row < w->n) ck_decode_block32(w->format, (const uint8_t *)w->raw + row * w->raw_row_bytes, b, u, d, &m);
+                if (w->qs_dec) {   // Q5_0 compact copy: nibbles, then the fifth bits
+                    uint8_t *c = w->qs_dec + (g * nb + b) * 320;
+                    for (int j = 0; j < 4; j++)
+                        for (int i = 0; i < 4; i++) c[64 * j + 4 * r + i] = (uint8_t)((u[4 * j + i] & 15) | ((u[16 + 4 * j + i] & 15) << 4));
+                    for (int j = 0; j < 8; j++)
+                        for (int i = 0; i < 4; i++) {
+                            uint8_t *bits = c + 256 + (2 * j + r / 8) * 4;
+                            const int bit = 4 * (r % 8) + i;
+                            if (u[4 * j + i] >> 4) bits[bit / 8] |= (uint8_t)(1u << (bit % 8));
+                            else bits[bit / 8] &= (uint8_t)~(1u << (bit % 8));
+                        }
+                }
                 if (info.packed4) {
                     for (int j = 0; j < 4; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = (uint8_t)(u[4 * j + i] | (u[16 + 4 * j + i] << 4));
@@ -175,8 +210,14 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                     for (int j = 0; j < 8; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = u[4 * j + i];
                 }
-                for (int s = 0; s < info.nsc; s++) dw[s * CK_R + r] = d[s];
-                if (mw) mw[r] = m;
+                for (int s = 0; s < info.nsc; s++) {
+                    if (info.half_scales) ((ck_half *)w->dw)[di + s * CK_R + r] = ck_fp32_to_fp16(d[s]);
+                    else ((float *)w->dw)[di + s * CK_R + r] = d[s];
+                }
+                if (info.has_min) {
+                    if (info.half_scales) ((ck_half *)w->mw)[mi + r] = ck_fp32_to_fp16(m);
+                    else ((float *)w->mw)[mi + r] = m;
+                }
             }
         }
     }

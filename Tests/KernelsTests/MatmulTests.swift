@@ -82,7 +82,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             for path in simdPaths {
                 for threads in [1, 2] {
                     let y = runMatmul(w, x, m: m, path: path, threads: threads)
-                    if format.usesQuantizedActivations {
+                    // MXFP8 decode runs the SIMD kernel (same fp32 sequence as the reference).
+                    if format.usesQuantizedActivations || ((format == .mxfp8_e4m3 || format == .mxfp8_e5m2) && m == 1) {
                         let mismatches = (0..<(m * n)).filter { y[$0].bitPattern != ref[$0].bitPattern }
                         #expect(mismatches.isEmpty, "\(format) \(path) m=\(m) t=\(threads): \(mismatches.count) outputs differ, first \(mismatches.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
                     } else {
@@ -129,6 +130,14 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
         #expect(yq == runMatmul(wq, x, m: m, path: KernelPath.active))
         #expect(yk == runMatmul(wk, x, m: m, path: KernelPath.active))
+    }
+
+    /// Decode streams the repacked bytes, so for the fp16-scaled GGUF formats the repacked layout
+    /// is exactly as large as the original blocks (N a multiple of 16).
+    @Test(arguments: [WeightFormat.q4_0, .q4_1, .q8_0])
+    func repackedIsNoLargerThanOriginal(_ format: WeightFormat) throws {
+        let w = try randomWeights(format, n: 64, k: 576, seed: 1)
+        #expect(w.repackedByteCount == w.byteCount)
     }
 
     @Test func descriptorAndDispatch() throws {

@@ -1,0 +1,221 @@
+// `swift run -c release bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,...]
+//                                     [--paths avx2,...] [--all] [--quick]`
+//
+// Kernel microbenchmarks on the real models' matmul shapes. Every number that a case is compared
+// with is measured in the same run: the int8 multiply-accumulate peak (register-only loop with
+// the path's instruction: vpdpbusd on AVX-512 VNNI, vpmaddubsw on AVX2), a streaming read of
+// the same number of bytes as the weight's original blocks, and OpenBLAS sgemm on the same
+// shape with the dequantized fp32 weights. Timings are medians after a warm-up; the time of a
+// matmul includes quantizing its activations. `--cold` (decode only): every timed call and every
+// streaming read touches a different copy of the weights, rotating through >= 96 MiB, so the
+// bytes come from DRAM as in a real decode step (the models are larger than the L3) instead of
+// from a cache-resident copy.
+#if canImport(Glibc)
+import Glibc
+#endif
+import CKernels
+import Engine
+
+struct KernelShape {
+    let model: String, name: String, n: Int, k: Int, formats: [WeightFormat]
+}
+
+/// Median wall time of `body` after one warm-up, repeated until ~`budget` seconds (3..50 reps).
+func timeIt(budget: Double = 0.25, _ body: () -> Void) -> Double {
+    body()
+    var times: [Double] = []
+    let start = now()
+    while times.count < 3 || (now() - start < budget && times.count < 50) {
+        let t0 = now()
+        body()
+        times.append(now() - t0)
+    }
+    return median(times)
+}
+
+/// Random well-formed blocks (random quant bytes, fp16 scales in a sane range) of a GGUF format.
+func benchBlocks(_ format: WeightFormat, n: Int, k: Int) -> [UInt8] {
+    var state: UInt64 = 0x1234_5678
+    func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    let count = n * format.rowBytes(k: k)
+    var bytes = [UInt8](repeating: 0, count: count)
+    bytes.withUnsafeMutableBytes { raw in
+        let words = raw.bindMemory(to: UInt64.self)
+        for i in 0..<words.count { words[i] = next() }
+        for i in (words.count * 8)..<count { raw[i] = UInt8(truncatingIfNeeded: next()) }
+    }
+    func half(_ o: Int, _ v: Float) {
+        let h = ck_fp32_to_fp16(v)
+        bytes[o] = UInt8(h & 0xFF); bytes[o + 1] = UInt8(h >> 8)
+    }
+    let bb = format.blockBytes
+    for b in 0..<(count / bb) {
+        let o = b * bb
+        switch format {
+        case .q4_0, .q5_0, .q8_0: half(o, 0.004)
+        case .q4_1: half(o, 0.004); half(o + 2, -0.03)
+        case .q4_K: half(o, 0.0003); half(o + 2, 0.0002)
+        case .q6_K: half(o + 208, 0.0001)
+        default: break
+        }
+    }
+    return bytes
+}
+
+func benchWeights(_ format: WeightFormat, n: Int, k: Int) -> WeightMatrix {
+    if format.isMX || format == .f16 || format == .f32 {
+        var values = [Float](repeating: 0, count: n * k)
+        var s: UInt32 = 1
+        for i in 0..<values.count { s = s &* 1_664_525 &+ 1_013_904_223; values[i] = Float(Int32(bitPattern: s)) * 0x1p-36 }
+        return try! WeightMatrix(quantizing: values, n: n, k: k, as: format)
+    }
+    let blocks = benchBlocks(format, n: n, k: k)
+    return try! blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
+}
+
+/// The `kernels` suite; returns the process exit code.
+func runKernelBench(_ arguments: [String]) -> Int32 {
+    var json = false, all = false, quick = false, cold = false
+    var threadCounts = [1, 2], ms = [1, 512]
+    var formatFilter: Set<String>? = nil
+    var paths: [KernelPath] = [KernelPath.best]
+    var args = arguments
+    func list(_ s: String) -> [String] { s.split(separator: ",").map(String.init) }
+    while !args.isEmpty {
+        let a = args.removeFirst()
+        switch a {
+        case "--json": json = true
+        case "--all": all = true
+        case "--quick": quick = true
+        case "--cold": cold = true
+        case "--threads" where !args.isEmpty: threadCounts = list(args.removeFirst()).compactMap { Int($0) }
+        case "--m" where !args.isEmpty: ms = list(args.removeFirst()).compactMap { Int($0) }
+        case "--formats" where !args.isEmpty: formatFilter = Set(list(args.removeFirst()))
+        case "--paths" where !args.isEmpty: paths = list(args.removeFirst()).compactMap { p in KernelPath.allCases.first { $0.description == p } }
+        default:
+            printError("usage: bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,q8_0,...] [--paths ref,avx2,avx512] [--all] [--quick] [--cold]\n")
+            return 2
+        }
+    }
+    let mx: [WeightFormat] = [.mxint8, .mxfp4, .mxfp8_e4m3]
+    var shapes = [
+        KernelShape(model: "smollm2", name: "attn_q/o", n: 576, k: 576, formats: [.q4_1]),
+        KernelShape(model: "smollm2", name: "attn_k/v", n: 192, k: 576, formats: [.q4_1]),
+        KernelShape(model: "smollm2", name: "ffn_gate/up", n: 1536, k: 576, formats: [.q4_1] + mx),
+        KernelShape(model: "smollm2", name: "ffn_down", n: 576, k: 1536, formats: [.q4_1]),
+        KernelShape(model: "smollm2", name: "output(tied)", n: 49152, k: 576, formats: [.q8_0]),
+        KernelShape(model: "gemma3", name: "attn_q", n: 1024, k: 640, formats: [.q5_0]),
+        KernelShape(model: "gemma3", name: "attn_k/v", n: 256, k: 640, formats: [.q5_0, .q8_0]),
+        KernelShape(model: "gemma3", name: "attn_output", n: 640, k: 1024, formats: [.q4_K]),
+        KernelShape(model: "gemma3", name: "ffn_gate/up", n: 2048, k: 640, formats: [.q5_0]),
+        KernelShape(model: "gemma3", name: "ffn_down", n: 640, k: 2048, formats: [.q6_K, .q4_K]),
+        KernelShape(model: "gemma3", name: "output(tied)", n: 262144, k: 640, formats: [.q8_0]),
+    ]
+    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q6_K, .f16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
+    if all {
+        shapes = shapes.map { s in KernelShape(model: s.model, name: s.name, n: s.n, k: s.k, formats: everything.filter { s.k % $0.blockSize == 0 }) }
+    }
+    if quick { shapes = shapes.filter { $0.n * $0.k <= 2048 * 640 } }
+
+    // Machine peaks, measured now.
+    var int8Peak: [Int: Double] = [:]   // Gop/s (2 ops per MAC) for the best path, per thread count
+    for t in threadCounts {
+        let iters: Int64 = 20_000_000
+        var macs = 0.0
+        let secs = timeIt(budget: 0.3) { macs = ck_bench_int8_peak(Int32(KernelPath.best.rawValue), Int32(t), iters) }
+        int8Peak[t] = 2 * macs / secs / 1e9
+    }
+    if !json {
+        print("int8 MAC peak (\(KernelPath.best), register-only): " + threadCounts.map { "\($0) thr \(fmt(int8Peak[$0]!, 1)) Gop/s" }.joined(separator: ", "))
+        print("")
+        print("| model | tensor | m | n | k | format | path | thr | ms | Gop/s | % int8 peak | vs sgemm | weight GB/s | vs stream read |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    }
+
+    for shape in shapes {
+        let formats = shape.formats.filter { formatFilter?.contains($0.rawValue) ?? true }
+        if formats.isEmpty { continue }
+        // fp32 weights for the sgemm baseline (values do not affect sgemm's speed).
+        let wf32 = [Float](repeating: 0.01, count: shape.n * shape.k)
+        let maxM = ms.max()!
+        var x = [Float](repeating: 0, count: maxM * shape.k)
+        for i in 0..<x.count { x[i] = Float((i * 7919) % 2001) / 1000 - 1 }
+        var y = [Float](repeating: 0, count: maxM * shape.n)
+        let scratch = MatmulScratch(maxRows: maxM, maxK: shape.k)
+        var sgemmSecs: [String: Double] = [:]
+        for format in formats {
+            let w = benchWeights(format, n: shape.n, k: shape.k)
+            let weightBytes = w.byteCount
+            let copies = cold ? max(1, (96 << 20) / max(1, w.repackedByteCount + weightBytes)) : 1
+            var ws = [w]
+            if copies > 1 {
+                let blocks = format.isMX || format == .f16 ? nil : benchBlocks(format, n: shape.n, k: shape.k)
+                for _ in 1..<copies {
+                    if let blocks { ws.append(try! blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: shape.n, k: shape.k, format: format) }) }
+                    else { ws.append(benchWeights(format, n: shape.n, k: shape.k)) }
+                }
+            }
+            let streamBufs = (0..<copies).map { _ -> UnsafeMutableRawPointer in
+                let p = UnsafeMutableRawPointer.allocate(byteCount: weightBytes, alignment: 64)
+                p.initializeMemory(as: UInt8.self, repeating: 1, count: weightBytes)
+                return p
+            }
+            defer { for p in streamBufs { p.deallocate() } }
+            var turn = 0
+            for m in ms {
+                for t in threadCounts {
+                    let sKey = "\(m)x\(t)"
+                    if sgemmSecs[sKey] == nil {
+                        sgemmSecs[sKey] = x.withUnsafeBufferPointer { xp in
+                            wf32.withUnsafeBufferPointer { wp in
+                                y.withUnsafeMutableBufferPointer { yp in
+                                    timeIt { ck_sgemm_f32(Int64(m), Int64(shape.n), Int64(shape.k), xp.baseAddress!, wp.baseAddress!, yp.baseAddress!, Int32(t)) }
+                                }
+                            }
+                        }
+                    }
+                    let streamSecs = m == 1 ? timeIt { turn += 1; _ = ck_bench_stream_read(streamBufs[turn % copies], weightBytes, Int32(t)) } : 0
+                    for path in paths {
+                        if path == .ref && (m > 1 || shape.n * shape.k > 2048 * 640) { continue }   // the reference is the spec, not a contender
+                        let secs = x.withUnsafeBufferPointer { xp in
+                            y.withUnsafeMutableBufferPointer { yp in
+                                timeIt { turn += 1; matmul(ws[m == 1 ? turn % copies : 0], x: xp.baseAddress!, m: m, y: yp.baseAddress!, scratch: scratch, threads: t, path: path) }
+                            }
+                        }
+                        let ops = 2.0 * Double(m) * Double(shape.n) * Double(shape.k)
+                        let gops = ops / secs / 1e9
+                        let pct = 100 * gops / int8Peak[t]!
+                        let vsSgemm = sgemmSecs[sKey]! / secs
+                        let gbps = Double(weightBytes) / secs / 1e9
+                        let vsStream = m == 1 ? streamSecs / secs : 0
+                        if json {
+                            var line = "{\"model\":\"\(shape.model)\",\"tensor\":\"\(shape.name)\",\"m\":\(m),\"n\":\(shape.n),\"k\":\(shape.k),"
+                            line += "\"format\":\"\(format)\",\"path\":\"\(path)\",\"threads\":\(t),\"cold\":\(cold && m == 1),\"ms\":\(fmt(secs * 1000, 4)),"
+                            line += "\"gops\":\(fmt(gops, 2)),\"pct_vnni_peak\":\(fmt(pct, 1)),\"int8_peak_gops\":\(fmt(int8Peak[t]!, 1)),"
+                            line += "\"vs_sgemm\":\(fmt(vsSgemm, 2)),\"sgemm_gops\":\(fmt(ops / sgemmSecs[sKey]! / 1e9, 2))"
+                            if m == 1 { line += ",\"weight_gbps\":\(fmt(gbps, 2)),\"vs_stream_read\":\(fmt(vsStream, 2)),\"stream_gbps\":\(fmt(Double(weightBytes) / streamSecs / 1e9, 2))" }
+                            print(line + "}")
+                        } else {
+                            let g = m == 1 ? fmt(gbps, 1) : "", s = m == 1 ? fmt(vsStream, 2) : ""
+                            print("| \(shape.model) | \(shape.name) | \(m) | \(shape.n) | \(shape.k) | \(format) | \(path) | \(t) | \(fmt(secs * 1000, 3)) | \(fmt(gops, 1)) | \(fmt(pct, 1)) | \(fmt(vsSgemm, 2)) | \(g) | \(s) |")
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return 0
+}
+
+func fmt(_ x: Double, _ digits: Int) -> String {
+    var p = 1.0
+    for _ in 0..<digits { p *= 10 }
+    let v = (x * p).rounded() / p
+    return "\(v)"
+}
