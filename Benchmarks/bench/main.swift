@@ -1,4 +1,4 @@
-// `swift run -c release bench [--model PATH]`
+// `swift run -c release bench [--model PATH]` (and `bench tokenizer`, see TokenizerBench.swift)
 //
 // Until the forward pass lands this measures the foundation: GGUF open+parse time and the
 // reference dequantizers' throughput on the model's own tensors (median of 5 after a warm-up).
@@ -20,6 +20,11 @@ func printError(_ text: String) {
 }
 
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+
+// `bench tokenizer ...` is its own benchmark (TokenizerBench.swift); anything else is the default.
+if CommandLine.arguments.dropFirst().first == "tokenizer" {
+    exit(runTokenizerBench(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 var modelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 var args = Array(CommandLine.arguments.dropFirst())

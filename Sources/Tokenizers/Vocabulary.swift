@@ -105,22 +105,18 @@ struct Vocabulary: Sendable {
         bytes.reserveCapacity(n * 8)
         var starts: [Int32] = [0]
         starts.reserveCapacity(n + 1)
-        var table = ByteTable(capacity: n)
         for i in 0..<n {
             var word = tokens[i]
             // llama.cpp renames empty tokens so that they stay distinct and printable.
             if word.isEmpty { word = "[EMPTY_\(i)]" }
-            word.withUTF8 { utf8 in
-                table.insert(utf8, id: Int32(i))
-                bytes.append(contentsOf: utf8)
-            }
+            word.withUTF8 { bytes.append(contentsOf: $0) }
             starts.append(Int32(bytes.count))
         }
         self.bytes = bytes
         self.starts = starts
+        self.table = ByteTable(storage: bytes, starts: starts, ids: (0..<Int32(n)).map { $0 })
         self.scores = scores
         self.attributes = attributes
-        self.table = table
 
         // Defaults per model type, then per pre-tokenizer, then explicit metadata.
         switch kind {
