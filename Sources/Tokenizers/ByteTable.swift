@@ -34,17 +34,24 @@ struct ByteTable: Sendable {
                 hashes[i] = ByteTable.hash(UnsafeBufferPointer(rebasing: st[Int(starts[i])..<Int(starts[i + 1])]))
             }
         }
-        // Counting sort of string indices by home slot (stable, so later duplicates come later).
-        var counts = [Int32](repeating: 0, count: size + 1)
-        for h in hashes { counts[Int(h & UInt64(mask)) + 1] += 1 }
-        for b in 0..<size { counts[b + 1] += counts[b] }
+        // Counting sort by home-slot group (stable, so later duplicates come later). Groups of
+        // 128 slots keep the counts small and the placement pass walking memory forward.
+        var groupShift = 0
+        while (size >> groupShift) > 4096 { groupShift += 1 }
+        let groups = size >> groupShift
+        var counts = [Int32](repeating: 0, count: groups + 1)
+        for h in hashes { counts[Int(h & UInt64(mask)) >> groupShift + 1] += 1 }
+        for g in 0..<groups { counts[g + 1] += counts[g] }
         var order = [Int32](repeating: 0, count: n)
+        var orderedHashes = [UInt64](repeating: 0, count: n)
         for i in 0..<n {
-            let b = Int(hashes[i] & UInt64(mask))
-            order[Int(counts[b])] = Int32(i)
-            counts[b] += 1
+            let g = Int(hashes[i] & UInt64(mask)) >> groupShift
+            let at = Int(counts[g])
+            order[at] = Int32(i)
+            orderedHashes[at] = hashes[i]
+            counts[g] += 1
         }
-        for i in order { place(Int(i), hash: hashes[Int(i)]) }
+        for k in 0..<n { place(Int(order[k]), hash: orderedHashes[k]) }
     }
 
     /// An empty table with room for `capacity` strings before it grows.
