@@ -2,6 +2,7 @@
 """Regenerates tokenizer-hostile.jsonl: hostile test strings with llama.cpp's token ids.
 
 usage: make_corpus.py LLAMA_TOKENIZE [--llama-src DIR] [--models DIR] [--out FILE] [--slow]
+       make_corpus.py LLAMA_TOKENIZE --pre-variants   (tokenizer-pretokenizers.jsonl)
 
 LLAMA_TOKENIZE is the `llama-tokenize` binary of an unmodified llama.cpp build (the reference
 data used commit 0c1e57098bba43ac29e6e3b677cdceebdd22334f, vendored in llama-cpp-python 0.3.36).
@@ -214,7 +215,11 @@ def main():
     ap.add_argument("--models", default=os.path.join(here, "..", "..", "..", "Models"))
     ap.add_argument("--out", default=os.path.join(here, "tokenizer-hostile.jsonl"))
     ap.add_argument("--slow", action="store_true")
+    ap.add_argument("--pre-variants", action="store_true",
+                    help="instead: write tokenizer-pretokenizers.jsonl (see pre_variants)")
     args = ap.parse_args()
+    if args.pre_variants:
+        return pre_variants(args)
     texts = []
     for t in hostile_strings():
         if t not in texts:
@@ -249,6 +254,56 @@ def main():
                                         "plain_roundtrip_ok": plain_decoded == text})
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     print(f"{len(texts)} strings -> {args.out}")
+
+
+# Pre-tokenizers our two models do not use, checked with SmolLM2's vocabulary and merges under
+# other `tokenizer.ggml.pre` values (the split rules differ; the BPE data stays the same).
+PRE_VARIANTS = ["llama-bpe", "qwen2", "qwen35", "gpt-2", "default", "falcon"]
+
+
+def pre_variants(args):
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(args.llama_src, "gguf-py"))
+    import gguf  # llama.cpp's own GGUF writer, from the llama.cpp source tree
+    texts = []
+    for name in ["tokenizer-dev.jsonl", "tokenizer-hostile.jsonl"]:
+        with open(os.path.join(here, name), encoding="utf-8") as f:
+            texts += [json.loads(line)["text"] for line in f if line.strip()]
+    reader = gguf.GGUFReader(os.path.join(args.models, MODELS["smollm"]))
+    results = {}
+    with tempfile.TemporaryDirectory() as work:
+        build_dir = os.path.dirname(os.path.dirname(os.path.abspath(args.llama_tokenize)))
+        helper = build_helper(args.llama_src, build_dir, work)
+        for pre in PRE_VARIANTS:
+            path = os.path.join(work, pre + ".gguf")
+            w = gguf.GGUFWriter(path, "llama")
+            for k, field in reader.fields.items():
+                if not k.startswith("tokenizer.ggml."):
+                    continue
+                v = pre if k == "tokenizer.ggml.pre" else field.contents()
+                if field.types[0] == gguf.GGUFValueType.ARRAY:
+                    w.add_key_value(k, v, gguf.GGUFValueType.ARRAY, sub_type=field.types[1])
+                else:
+                    w.add_key_value(k, v, field.types[0])
+            w.write_header_to_file()
+            w.write_kv_data_to_file()
+            w.write_tensors_to_file()
+            w.close()
+            results[pre] = tokenize_all(helper, path, texts)
+            for i in range(0, len(texts), max(1, len(texts) // 6)):
+                want = (tokenize(args.llama_tokenize, path, texts[i], False),
+                        tokenize(args.llama_tokenize, path, texts[i], True))
+                if tuple(results[pre][i][:2]) != want:
+                    sys.exit(f"helper disagrees with llama-tokenize on {texts[i]!r} ({pre})")
+    out_path = os.path.join(here, "tokenizer-pretokenizers.jsonl")
+    with open(out_path, "w", encoding="utf-8") as out:
+        for i, text in enumerate(texts):
+            record = {"text": text}
+            for pre in PRE_VARIANTS:
+                plain, special, plain_decoded, _ = results[pre][i]
+                record[pre] = {"plain": plain, "special": special, "plain_decoded": plain_decoded}
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    print(f"{len(texts)} strings x {len(PRE_VARIANTS)} pre-tokenizers -> {out_path}")
 
 
 if __name__ == "__main__":
