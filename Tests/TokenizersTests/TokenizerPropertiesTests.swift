@@ -1,29 +1,36 @@
-// Vocabulary facts that llama.cpp derives at load time (special ids, EOG set, BOS handling).
-// The expected values are the ones llama.cpp reports for these files (reference README and
-// llama_vocab_is_eog), not our own guesses.
+// Vocabulary facts llama.cpp derives at load time, compared with llama.cpp's own answers
+// (tokenizer-vocab-facts.json from make_corpus.py: llama_vocab_bos/eos, get_add_bos/eos, and
+// every id llama_vocab_is_eog / llama_vocab_is_control accepts).
+import Foundation
 import Testing
 @testable import Tokenizers
 
 @Suite struct TokenizerPropertiesTests {
-    @Test func smollm() throws {
-        let t = try #require(Corpus.tokenizers["smollm"], "smollm not fetched")
-        #expect(t.vocabularySize == 49152)
-        #expect(!t.addsBOS)
-        #expect(t.bosID == 1 && t.eosID == 2)
-        // <|im_end|> (eos) and <|endoftext|> end generation; <reponame> too (llama.cpp's FIM-repo rule).
-        #expect(t.endOfGenerationIDs.isSuperset(of: [0, 2]))
-        #expect(t.isControl(1) && t.isControl(2))
-        #expect(t.encode("", addSpecial: true, parseSpecial: true) == [])
+    struct Facts: Decodable {
+        let n_vocab: Int
+        let bos: Int32
+        let eos: Int32
+        let add_bos: Bool
+        let add_eos: Bool
+        let eog: [Int32]
+        let control: [Int32]
     }
 
-    @Test func gemma() throws {
-        let t = try #require(Corpus.tokenizers["gemma"], "gemma not fetched")
-        #expect(t.vocabularySize == 262144)
-        #expect(t.addsBOS && t.bosID == 2 && t.eosID == 1)
-        #expect(t.endOfGenerationIDs.isSuperset(of: [1, 106]))
-        #expect(t.encode("", addSpecial: true, parseSpecial: true) == [2])
-        #expect(t.encode("<bos><bos>", addSpecial: true, parseSpecial: true) == [2, 2, 2])
-        #expect(t.decode([2, 105], renderSpecial: true) == "<bos><start_of_turn>")
-        #expect(t.decode([2, 105], renderSpecial: false) == "")
+    static let facts: [String: Facts] = {
+        guard let data = try? Data(contentsOf: Corpus.fixtures.appendingPathComponent("tokenizer-vocab-facts.json"))
+        else { return [:] }
+        return (try? JSONDecoder().decode([String: Facts].self, from: data)) ?? [:]
+    }()
+
+    @Test(arguments: ["smollm", "gemma"]) func matchesLlamaCpp(model: String) throws {
+        let t = try #require(Corpus.tokenizers[model], "model \(model) not fetched")
+        let f = try #require(Self.facts[model])
+        #expect(t.vocabularySize == f.n_vocab)
+        #expect(t.bosID == f.bos && t.eosID == f.eos)
+        #expect(t.addsBOS == f.add_bos && t.addsEOS == f.add_eos)
+        // Includes llama.cpp's text-based overrides: <reponame> (FIM repo) for SmolLM2, "</s>" for Gemma.
+        #expect(t.endOfGenerationIDs == Set(f.eog))
+        let control = (0..<Int32(t.vocabularySize)).filter { t.isControl($0) }
+        #expect(control == f.control)
     }
 }

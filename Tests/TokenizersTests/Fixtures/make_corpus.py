@@ -3,6 +3,8 @@
 
 usage: make_corpus.py LLAMA_TOKENIZE [--llama-src DIR] [--models DIR] [--out FILE] [--slow]
        make_corpus.py LLAMA_TOKENIZE --pre-variants   (tokenizer-pretokenizers.jsonl)
+Writes tokenizer-hostile.jsonl and (with the helper) tokenizer-vocab-facts.json: llama.cpp's BOS/EOS ids,
+add-BOS/EOS flags, and the ids llama_vocab_is_eog / llama_vocab_is_control accept, per model.
 
 LLAMA_TOKENIZE is the `llama-tokenize` binary of an unmodified llama.cpp build (the reference
 data used commit 0c1e57098bba43ac29e6e3b677cdceebdd22334f, vendored in llama-cpp-python 0.3.36).
@@ -167,6 +169,19 @@ int main(int argc, char ** argv) {
     llama_model * m = llama_model_load_from_file(argv[1], p);
     if (!m) return 1;
     const llama_vocab * v = llama_model_get_vocab(m);
+    if (argc > 2) {  // --facts: special ids, add-BOS/EOS, end-of-generation and control ids
+        int n = llama_vocab_n_tokens(v);
+        printf("{\"n_vocab\": %d, \"bos\": %d, \"eos\": %d, \"add_bos\": %s, \"add_eos\": %s, \"eog\": [",
+               n, llama_vocab_bos(v), llama_vocab_eos(v), llama_vocab_get_add_bos(v) ? "true" : "false",
+               llama_vocab_get_add_eos(v) ? "true" : "false");
+        bool first = true;
+        for (int i = 0; i < n; i++) if (llama_vocab_is_eog(v, i)) { printf(first ? "%d" : ", %d", i); first = false; }
+        printf("], \"control\": [");
+        first = true;
+        for (int i = 0; i < n; i++) if (llama_vocab_is_control(v, i)) { printf(first ? "%d" : ", %d", i); first = false; }
+        printf("]}\n");
+        return 0;
+    }
     uint32_t len;
     while (fread(&len, 4, 1, stdin) == 1) {
         std::string t(len, '\0');
@@ -243,6 +258,14 @@ def main():
             else:
                 results[key] = [(tokenize(args.llama_tokenize, path, t, False),
                                  tokenize(args.llama_tokenize, path, t, True), None, None) for t in texts]
+        if helper:
+            facts = {}
+            for key, name in MODELS.items():
+                out = subprocess.run([helper, os.path.join(args.models, name), "--facts"], capture_output=True,
+                                     check=True).stdout
+                facts[key] = json.loads(out)
+            with open(os.path.join(os.path.dirname(args.out), "tokenizer-vocab-facts.json"), "w") as f:
+                json.dump(facts, f)
     with open(args.out, "w", encoding="utf-8") as out:
         for i, text in enumerate(texts):
             record = {"text": text}
