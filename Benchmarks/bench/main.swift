@@ -1,7 +1,8 @@
 // `swift run -c release bench [SUITE] [options]`
 //
 // Suites: (none) = model throughput (llama-bench's pp/tg tests), `kernels` = matmul kernels
-// (KernelBench.swift), `dequant` = reference dequantizer throughput. Each suite parses its own options; `--help` lists them.
+// (KernelBench.swift), `tokenizer` = encode MB/s and build time (TokenizerBench.swift),
+// `dequant` = reference dequantizer throughput. Each suite parses its own options; `--help` lists them.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,8 +13,9 @@ if suite != nil { arguments.removeFirst() }
 switch suite {
 case nil: exit(runModelBench(arguments))
 case "kernels": exit(runKernelBench(arguments))
+case "tokenizer": exit(runTokenizerBench(arguments))
 case "dequant": exit(runDequantBench(arguments))
 default:
-    printError("bench: unknown suite \(suite!) (suites: kernels, dequant; none = model throughput)\n")
+    printError("bench: unknown suite \(suite!) (suites: kernels, tokenizer, dequant; none = model throughput)\n")
     exit(2)
 }

@@ -14,7 +14,7 @@ struct BytePairEncoder: Sendable {
     /// Piece id of each byte's GPT-2 character, or -1.
     private let bytePiece: [Int32]
     /// (left piece << 32 | right piece) -> (rank << 32 | result piece).
-    private let merges: [UInt64: UInt64]
+    private let merges: PairTable
     /// Token id of each single-byte string, or -1 (llama.cpp's last-resort fallback).
     private let singleByteToken: [Int32]
     private let table: ByteTable
@@ -35,8 +35,7 @@ struct BytePairEncoder: Sendable {
             nextExtra += 1
             return nextExtra - 1
         }
-        var merges: [UInt64: UInt64] = [:]
-        merges.reserveCapacity(mergeList.count)
+        var merges = PairTable(capacity: mergeList.count)
         for (rank, var m) in mergeList.enumerated() {
             m.withUTF8 { u in
                 // Split at the first space after the first byte, as llama.cpp does.
@@ -48,9 +47,7 @@ struct BytePairEncoder: Sendable {
                 let result = joined.withUnsafeBufferPointer { pieceID($0) }
                 let key = UInt64(UInt32(bitPattern: left)) << 32 | UInt64(UInt32(bitPattern: right))
                 // The first occurrence of a pair keeps its rank (std::map::emplace).
-                if merges[key] == nil {
-                    merges[key] = UInt64(rank) << 32 | UInt64(UInt32(bitPattern: result))
-                }
+                merges.insertIfAbsent(key, UInt64(rank) << 32 | UInt64(UInt32(bitPattern: result)))
             }
         }
         self.merges = merges
@@ -64,11 +61,30 @@ struct BytePairEncoder: Sendable {
         let (cps, offsets) = UTF8Scan.codepoints(text)
         let segments = cps.withUnsafeBufferPointer { preTokenizer.split($0) }
         var scratch = Scratch()
+        // Words repeat a lot in real text: remember each distinct word's ids for this call.
+        // (Per call, so the tokenizer stays immutable and needs no locks.)
+        var cache = ByteTable(capacity: 1024)
+        var cached: [Int32] = []
+        var cachedStarts: [Int] = [0]
         var cp = 0
         for length in segments {
             let a = offsets[cp], b = offsets[cp + length]
             cp += length
-            encodeWord(UnsafeBufferPointer(rebasing: text[a..<b]), &scratch, &out)
+            let word = UnsafeBufferPointer(rebasing: text[a..<b])
+            if word.count > 64 {  // long words are rare and would bloat the cache
+                encodeWord(word, &scratch, &out)
+                continue
+            }
+            let hit = cache.lookup(word)
+            if hit >= 0 {
+                out.append(contentsOf: cached[cachedStarts[Int(hit)]..<cachedStarts[Int(hit) + 1]])
+                continue
+            }
+            let before = out.count
+            encodeWord(word, &scratch, &out)
+            cached.append(contentsOf: out[before...])
+            cachedStarts.append(cached.count)
+            cache.insert(word, id: Int32(cachedStarts.count - 2))
         }
     }
 
@@ -100,7 +116,7 @@ struct BytePairEncoder: Sendable {
             let left = Int(c.key & 0xFFFF_FFFF), right = Int(c.right)
             let ll = s.symbols.length[left], rl = s.symbols.length[right]
             if ll == 0 || rl == 0 || ll + rl != c.size { continue }
-            s.symbols.piece[left] = Int32(truncatingIfNeeded: merges[pairKey(s.symbols.piece[left], s.symbols.piece[right])]!)
+            s.symbols.piece[left] = Int32(truncatingIfNeeded: merges.find(pairKey(s.symbols.piece[left], s.symbols.piece[right]))!)
             s.symbols.merge(left, right)
             let p = s.symbols.prev[left]
             if p >= 0 { addCandidate(Int(p), left, &s) }
@@ -134,7 +150,7 @@ struct BytePairEncoder: Sendable {
     private func addCandidate(_ left: Int, _ right: Int, _ s: inout Scratch) {
         let l = s.symbols.piece[left], r = s.symbols.piece[right]
         if l < 0 || r < 0 { return }
-        guard let m = merges[pairKey(l, r)] else { return }
+        guard let m = merges.find(pairKey(l, r)) else { return }
         let rank = m >> 32
         s.queue.push(MergeCandidate(key: rank << 32 | UInt64(left), right: Int32(right),
                                     size: s.symbols.length[left] + s.symbols.length[right]))

@@ -1,6 +1,11 @@
 // Codepoint classes for the pre-tokenizers: llama.cpp's `unicode_cpt_flags`, derived from the
 // Unicode general category (\p{L}, \p{N}, \p{P}, \p{S}, \p{M}, \p{Z}, \p{C}, unassigned) plus
 // the White_Space property for \s. Swift's own Unicode tables supply both, for all of Unicode.
+//
+// llama.cpp's tables (unicode-data.cpp) are Unicode 15.1; Swift's are newer. Checked over all
+// 0x110000 codepoints: the two agree everywhere except on codepoints first assigned after 15.1,
+// which llama.cpp sees as unassigned. `pinnedVersion` reproduces that, so a newly assigned
+// letter does not split words differently from llama.cpp.
 
 /// The category bits of one codepoint. Exactly one category bit is set for an assigned
 /// codepoint (or `undefined` for an unassigned one); `whitespace` is independent.
@@ -41,6 +46,10 @@ struct CodepointFlags: OptionSet, Sendable {
             return (0xD800...0xDFFF).contains(cp) ? .control : .undefined
         }
         var flags: CodepointFlags
+        if let age = scalar.properties.age,
+           age.major > pinnedVersion.major || (age.major == pinnedVersion.major && age.minor > pinnedVersion.minor) {
+            return .undefined  // White_Space has had no additions since 15.1 either.
+        }
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter:
             flags = .letter
@@ -65,6 +74,9 @@ struct CodepointFlags: OptionSet, Sendable {
         if scalar.properties.isWhitespace { flags.insert(.whitespace) }
         return flags
     }
+
+    /// The Unicode version of llama.cpp's category tables.
+    static let pinnedVersion = (major: 15, minor: 1)
 
     /// Precomputed flags for U+0000...U+FFFF (128 KB), built once on first use.
     static let bmpTable: [UInt16] = {

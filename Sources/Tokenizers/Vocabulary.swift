@@ -105,22 +105,18 @@ struct Vocabulary: Sendable {
         bytes.reserveCapacity(n * 8)
         var starts: [Int32] = [0]
         starts.reserveCapacity(n + 1)
-        var table = ByteTable(capacity: n)
         for i in 0..<n {
             var word = tokens[i]
             // llama.cpp renames empty tokens so that they stay distinct and printable.
             if word.isEmpty { word = "[EMPTY_\(i)]" }
-            word.withUTF8 { utf8 in
-                table.insert(utf8, id: Int32(i))
-                bytes.append(contentsOf: utf8)
-            }
+            word.withUTF8 { bytes.append(contentsOf: $0) }
             starts.append(Int32(bytes.count))
         }
         self.bytes = bytes
         self.starts = starts
+        self.table = ByteTable(storage: bytes, starts: starts, ids: (0..<Int32(n)).map { $0 })
         self.scores = scores
         self.attributes = attributes
-        self.table = table
 
         // Defaults per model type, then per pre-tokenizer, then explicit metadata.
         switch kind {
@@ -172,14 +168,14 @@ struct Vocabulary: Sendable {
         if case let .bool(b)? = file.metadata["tokenizer.ggml.add_bos_token"] { addBOS = b }
         if case let .bool(b)? = file.metadata["tokenizer.ggml.add_eos_token"] { addEOS = b }
 
-        applyTextOverrides(tokens: tokens)
+        applyTextOverrides()
         buildSpecialTokens()
     }
 
     /// llama.cpp finds EOT/EOM/FIM and end-of-generation tokens by their text and forces them to
     /// be control tokens ("control-looking token ... its type will be overridden"), marks control
     /// tokens whose text contains "unused" as unused, and builds the EOG set.
-    private mutating func applyTextOverrides(tokens: [String]) {
+    private mutating func applyTextOverrides() {
         func force(_ i: Int) { attributes[i].insert(.control) }
         let eotTexts: Set<String> = ["<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
                                      "<|end_of_text|>", "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>",
@@ -197,20 +193,16 @@ struct Vocabulary: Sendable {
                                      "<|calls|>", "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>",
                                      "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>", "<eos>",
                                      "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~["]
-        // Only strings that can match are worth comparing (Swift String == is canonical, but all
-        // of these are ASCII or have no canonical variants, so it is exact here).
         let interesting = eotTexts.union(fimPreTexts).union(fimSufTexts).union(fimMidTexts).union(fimPadTexts)
             .union(fimRepTexts).union(fimSepTexts).union(eogTexts).union(["<|eom_id|>"])
-        // llama.cpp walks an unordered_map; we walk ids in order, which only matters for vocabularies
-        // with two candidate texts for the same role.
-        var candidates: [(Int, String)] = []
-        let firstBytes: Set<UInt8> = Set(interesting.compactMap { $0.utf8.first })
-        for (i, t) in tokens.enumerated() {
-            guard let b = t.utf8.first, firstBytes.contains(b), t.utf8.count <= 32, interesting.contains(t) else {
-                continue
-            }
-            candidates.append((i, t))
+        // Look each text up (byte-exact) instead of scanning 262k tokens. llama.cpp walks an
+        // unordered_map; we take candidates in id order, which only matters for vocabularies with
+        // two candidate texts for the same role.
+        var candidates: [(Int, String)] = interesting.compactMap { t in
+            let id = lookup(t)
+            return id >= 0 ? (Int(id), t) : nil
         }
+        candidates.sort { $0.0 < $1.0 }
         for (i, t) in candidates {
             if eot < 0 && eotTexts.contains(t) { eot = Int32(i); force(i) }
             if eom < 0 && t == "<|eom_id|>" { eom = Int32(i); force(i) }
@@ -242,9 +234,9 @@ struct Vocabulary: Sendable {
             force(i)
         }
         // gpt-oss: these are always rendered.
-        for (i, t) in tokens.enumerated() where t.utf8.first == 0x3C && t.utf8.count <= 13
-            && (t == "<|channel|>" || t == "<|message|>" || t == "<|start|>" || t == "<|constrain|>") {
-            attributes[i] = .userDefined
+        for t in ["<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"] {
+            let id = lookup(t)
+            if id >= 0 { attributes[Int(id)] = .userDefined }
         }
         for id in [eos, eot, eom] where id >= 0 { eog.insert(id) }
         // o200k_harmony / solar-open: "<|end|>" is not end-of-generation when "<|return|>" and

@@ -11,6 +11,8 @@ struct CorpusRecord {
         /// llama_detokenize output, when the fixture has it.
         let plainDecoded: String?
         let specialDecoded: String?
+        /// llama.cpp's decode(plain) == text (false where the vocabulary cannot spell a byte).
+        let plainRoundtripOK: Bool
     }
     let text: String
     let models: [String: Expected]
@@ -32,6 +34,7 @@ enum Corpus {
             let special: [Int32]
             let plain_decoded: String?
             let special_decoded: String?
+            let plain_roundtrip_ok: Bool?
         }
         let text: String
         let smollm: Model?
@@ -50,7 +53,7 @@ enum Corpus {
             for (key, m) in [("smollm", l.smollm), ("gemma", l.gemma)] {
                 guard let m else { continue }
                 models[key] = .init(plain: m.plain, special: m.special, plainDecoded: m.plain_decoded,
-                                    specialDecoded: m.special_decoded)
+                                    specialDecoded: m.special_decoded, plainRoundtripOK: m.plain_roundtrip_ok ?? true)
             }
             records.append(CorpusRecord(text: l.text, models: models))
         }

@@ -8,7 +8,7 @@ import Testing
     /// plain: addSpecial = false, parseSpecial = false.
     @Test(arguments: models) func plainIDsMatchLlamaCpp(model: String) throws {
         let tokenizer = try #require(Corpus.tokenizers[model], "model \(model) not fetched")
-        #expect(Corpus.all.count >= 123)
+        #expect(Corpus.all.count >= 123 + 316)
         var mismatches = 0
         for record in Corpus.all {
             guard let expected = record.models[model] else { continue }
@@ -49,9 +49,11 @@ import Testing
                 let special = tokenizer.decode(expected.special, renderSpecial: true)
                 #expect(special == want, "\(model) special_decoded \(record.text.debugDescription)")
             }
-            // Both vocabularies are lossless on valid UTF-8 (byte-level / byte fallback, no prefix space).
-            // Compare bytes: String == would accept canonically-equivalent but different text.
-            #expect(Array(plain.utf8) == Array(record.text.utf8), "\(model) roundtrip \(record.text.debugDescription)")
+            // decode(encode(x)) == x wherever llama.cpp's tokenizer is lossless on x (SmolLM2's vocabulary
+            // has no token for some control bytes, which llama.cpp then drops). Compare bytes: String ==
+            // would accept canonically-equivalent but different text.
+            let lossless = Array(plain.utf8) == Array(record.text.utf8)
+            #expect(lossless == expected.plainRoundtripOK, "\(model) roundtrip \(record.text.debugDescription)")
         }
     }
 }

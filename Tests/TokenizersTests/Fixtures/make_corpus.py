@@ -1,20 +1,32 @@
 #!/usr/bin/env python3
 """Regenerates tokenizer-hostile.jsonl: hostile test strings with llama.cpp's token ids.
 
-usage: make_corpus.py LLAMA_TOKENIZE [MODELS_DIR] [OUT]
+usage: make_corpus.py LLAMA_TOKENIZE [--llama-src DIR] [--models DIR] [--out FILE] [--slow]
+       make_corpus.py LLAMA_TOKENIZE --pre-variants   (tokenizer-pretokenizers.jsonl)
+Writes tokenizer-hostile.jsonl and (with the helper) tokenizer-vocab-facts.json: llama.cpp's BOS/EOS ids,
+add-BOS/EOS flags, and the ids llama_vocab_is_eog / llama_vocab_is_control accept, per model.
 
 LLAMA_TOKENIZE is the `llama-tokenize` binary of an unmodified llama.cpp build (the reference
 data used commit 0c1e57098bba43ac29e6e3b677cdceebdd22334f, vendored in llama-cpp-python 0.3.36).
-Each string goes to stdin as raw UTF-8 with no trailing newline, in the two modes of
-../../../../shared/reference-data/README.md:
+Modes, as in the shared reference data's README:
   plain:   --no-bos --no-parse-special   (add_special = false, parse_special = false)
   special: (defaults)                    (add_special = model default, parse_special = true)
-Output lines have the same shape as tokenizer-dev.jsonl, without the *_decoded fields.
+Each string goes to llama-tokenize's stdin as raw UTF-8 with no trailing newline.
+
+llama-tokenize loads the vocabulary once per call (seconds for Gemma's 262k tokens), so by
+default the script compiles a tiny helper against the same build's libllama (public llama.h only:
+llama_model_load_from_file with vocab_only, llama_tokenize) that loads each vocabulary once, and
+cross-checks the helper against llama-tokenize itself on a sample of strings before writing.
+`--slow` uses llama-tokenize for every string instead. Output lines have the shape of
+tokenizer-dev.jsonl (the *_decoded fields come from llama_detokenize, so only with the helper). Nothing from llama.cpp enters the repository.
 """
+import argparse
 import json
 import os
+import struct
 import subprocess
 import sys
+import tempfile
 
 MODELS = {
     "smollm": "SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -127,29 +139,194 @@ def tokenize(tool, model, text, special):
     return json.loads(line)
 
 
+# Reads (u32 length, bytes) records from stdin; for each prints the plain ids (JSON array) and
+# their llama_detokenize text (hex), then the same for the special mode.
+HELPER = r"""
+#include "llama.h"
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <vector>
+static void dump(const llama_vocab * v, const std::string & t, bool add, bool parse) {
+    std::vector<llama_token> ids(t.size() + 16);
+    int n = llama_tokenize(v, t.data(), (int32_t) t.size(), ids.data(), (int32_t) ids.size(), add, parse);
+    if (n < 0) { ids.resize(-n); n = llama_tokenize(v, t.data(), (int32_t) t.size(), ids.data(), (int32_t) ids.size(), add, parse); }
+    printf("[");
+    for (int i = 0; i < n; i++) printf(i ? ", %d" : "%d", ids[i]);
+    printf("]\n");
+    // llama_detokenize(remove_special = false, unparse_special = parse), as hex bytes.
+    std::vector<char> text(t.size() * 4 + 256);
+    int m = llama_detokenize(v, ids.data(), n, text.data(), (int32_t) text.size(), false, parse);
+    if (m < 0) { text.resize(-m); m = llama_detokenize(v, ids.data(), n, text.data(), (int32_t) text.size(), false, parse); }
+    for (int i = 0; i < m; i++) printf("%02x", (unsigned char) text[i]);
+    printf("\n");
+}
+int main(int argc, char ** argv) {
+    llama_log_set([](ggml_log_level, const char *, void *) {}, nullptr);
+    llama_backend_init();
+    llama_model_params p = llama_model_default_params();
+    p.vocab_only = true;
+    llama_model * m = llama_model_load_from_file(argv[1], p);
+    if (!m) return 1;
+    const llama_vocab * v = llama_model_get_vocab(m);
+    if (argc > 2) {  // --facts: special ids, add-BOS/EOS, end-of-generation and control ids
+        int n = llama_vocab_n_tokens(v);
+        printf("{\"n_vocab\": %d, \"bos\": %d, \"eos\": %d, \"add_bos\": %s, \"add_eos\": %s, \"eog\": [",
+               n, llama_vocab_bos(v), llama_vocab_eos(v), llama_vocab_get_add_bos(v) ? "true" : "false",
+               llama_vocab_get_add_eos(v) ? "true" : "false");
+        bool first = true;
+        for (int i = 0; i < n; i++) if (llama_vocab_is_eog(v, i)) { printf(first ? "%d" : ", %d", i); first = false; }
+        printf("], \"control\": [");
+        first = true;
+        for (int i = 0; i < n; i++) if (llama_vocab_is_control(v, i)) { printf(first ? "%d" : ", %d", i); first = false; }
+        printf("]}\n");
+        return 0;
+    }
+    uint32_t len;
+    while (fread(&len, 4, 1, stdin) == 1) {
+        std::string t(len, '\0');
+        if (len && fread(&t[0], 1, len, stdin) != len) return 2;
+        dump(v, t, false, false);
+        dump(v, t, true, true);
+    }
+    llama_model_free(m);
+    return 0;
+}
+"""
+
+
+def build_helper(llama_src, build_dir, workdir):
+    src = os.path.join(workdir, "tok_helper.cpp")
+    exe = os.path.join(workdir, "tok_helper")
+    with open(src, "w") as f:
+        f.write(HELPER)
+    lib = os.path.join(build_dir, "bin")
+    subprocess.run(["g++", "-O1", "-std=c++17", src, "-o", exe, "-I", os.path.join(llama_src, "include"),
+                    "-I", os.path.join(llama_src, "ggml", "include"), "-L", lib, "-lllama", "-lggml",
+                    "-lggml-base", "-Wl,-rpath," + lib], check=True)
+    return exe
+
+
+def tokenize_all(helper, model, texts):
+    payload = b"".join(struct.pack("<I", len(t.encode("utf-8"))) + t.encode("utf-8") for t in texts)
+    out = subprocess.run([helper, model], input=payload, capture_output=True, check=True).stdout
+    lines = out.decode("utf-8").split("\n")
+
+    def text(hex_line):
+        try:
+            return bytes.fromhex(hex_line).decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # not valid UTF-8, as in the reference README
+
+    return [(json.loads(lines[4 * i]), json.loads(lines[4 * i + 2]), text(lines[4 * i + 1]), text(lines[4 * i + 3]))
+            for i in range(len(texts))]
+
+
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    tool = sys.argv[1]
     here = os.path.dirname(os.path.abspath(__file__))
-    models_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "..", "..", "Models")
-    out_path = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, "tokenizer-hostile.jsonl")
-    strings = hostile_strings()
-    seen = set()
-    with open(out_path, "w", encoding="utf-8") as out:
-        for text in strings:
-            if text in seen:
-                continue
-            seen.add(text)
-            record = {"text": text}
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("llama_tokenize")
+    ap.add_argument("--llama-src", default="/work/llama.cpp-src")
+    ap.add_argument("--models", default=os.path.join(here, "..", "..", "..", "Models"))
+    ap.add_argument("--out", default=os.path.join(here, "tokenizer-hostile.jsonl"))
+    ap.add_argument("--slow", action="store_true")
+    ap.add_argument("--pre-variants", action="store_true",
+                    help="instead: write tokenizer-pretokenizers.jsonl (see pre_variants)")
+    args = ap.parse_args()
+    if args.pre_variants:
+        return pre_variants(args)
+    texts = []
+    for t in hostile_strings():
+        if t not in texts:
+            texts.append(t)
+    results = {}
+    with tempfile.TemporaryDirectory() as work:
+        helper = None
+        if not args.slow:
+            build_dir = os.path.dirname(os.path.dirname(os.path.abspath(args.llama_tokenize)))
+            helper = build_helper(args.llama_src, build_dir, work)
+        for key, name in MODELS.items():
+            path = os.path.join(args.models, name)
+            if helper:
+                results[key] = tokenize_all(helper, path, texts)
+                # Cross-check the helper against llama-tokenize itself.
+                for i in range(0, len(texts), max(1, len(texts) // 12)):
+                    want = (tokenize(args.llama_tokenize, path, texts[i], False),
+                            tokenize(args.llama_tokenize, path, texts[i], True))
+                    if tuple(results[key][i][:2]) != want:
+                        sys.exit(f"helper disagrees with llama-tokenize on {texts[i]!r} ({key})")
+            else:
+                results[key] = [(tokenize(args.llama_tokenize, path, t, False),
+                                 tokenize(args.llama_tokenize, path, t, True), None, None) for t in texts]
+        if helper:
+            facts = {}
             for key, name in MODELS.items():
-                path = os.path.join(models_dir, name)
-                record[key] = {
-                    "plain": tokenize(tool, path, text, special=False),
-                    "special": tokenize(tool, path, text, special=True),
-                }
+                out = subprocess.run([helper, os.path.join(args.models, name), "--facts"], capture_output=True,
+                                     check=True).stdout
+                facts[key] = json.loads(out)
+            with open(os.path.join(os.path.dirname(args.out), "tokenizer-vocab-facts.json"), "w") as f:
+                json.dump(facts, f)
+    with open(args.out, "w", encoding="utf-8") as out:
+        for i, text in enumerate(texts):
+            record = {"text": text}
+            for key in MODELS:
+                plain, special, plain_decoded, special_decoded = results[key][i]
+                record[key] = {"plain": plain, "special": special}
+                if helper:
+                    record[key].update({"plain_decoded": plain_decoded, "special_decoded": special_decoded,
+                                        "plain_roundtrip_ok": plain_decoded == text})
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    print(f"{len(seen)} strings -> {out_path}")
+    print(f"{len(texts)} strings -> {args.out}")
+
+
+# Pre-tokenizers our two models do not use, checked with SmolLM2's vocabulary and merges under
+# other `tokenizer.ggml.pre` values (the split rules differ; the BPE data stays the same).
+PRE_VARIANTS = ["llama-bpe", "qwen2", "qwen35", "gpt-2", "default", "falcon"]
+
+
+def pre_variants(args):
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(args.llama_src, "gguf-py"))
+    import gguf  # llama.cpp's own GGUF writer, from the llama.cpp source tree
+    texts = []
+    for name in ["tokenizer-dev.jsonl", "tokenizer-hostile.jsonl"]:
+        with open(os.path.join(here, name), encoding="utf-8") as f:
+            texts += [json.loads(line)["text"] for line in f if line.strip()]
+    reader = gguf.GGUFReader(os.path.join(args.models, MODELS["smollm"]))
+    results = {}
+    with tempfile.TemporaryDirectory() as work:
+        build_dir = os.path.dirname(os.path.dirname(os.path.abspath(args.llama_tokenize)))
+        helper = build_helper(args.llama_src, build_dir, work)
+        for pre in PRE_VARIANTS:
+            path = os.path.join(work, pre + ".gguf")
+            w = gguf.GGUFWriter(path, "llama")
+            for k, field in reader.fields.items():
+                if not k.startswith("tokenizer.ggml."):
+                    continue
+                v = pre if k == "tokenizer.ggml.pre" else field.contents()
+                if field.types[0] == gguf.GGUFValueType.ARRAY:
+                    w.add_key_value(k, v, gguf.GGUFValueType.ARRAY, sub_type=field.types[1])
+                else:
+                    w.add_key_value(k, v, field.types[0])
+            w.write_header_to_file()
+            w.write_kv_data_to_file()
+            w.write_tensors_to_file()
+            w.close()
+            results[pre] = tokenize_all(helper, path, texts)
+            for i in range(0, len(texts), max(1, len(texts) // 6)):
+                want = (tokenize(args.llama_tokenize, path, texts[i], False),
+                        tokenize(args.llama_tokenize, path, texts[i], True))
+                if tuple(results[pre][i][:2]) != want:
+                    sys.exit(f"helper disagrees with llama-tokenize on {texts[i]!r} ({pre})")
+    out_path = os.path.join(here, "tokenizer-pretokenizers.jsonl")
+    with open(out_path, "w", encoding="utf-8") as out:
+        for i, text in enumerate(texts):
+            record = {"text": text}
+            for pre in PRE_VARIANTS:
+                plain, special, plain_decoded, _ = results[pre][i]
+                record[pre] = {"plain": plain, "special": special, "plain_decoded": plain_decoded}
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    print(f"{len(texts)} strings x {len(PRE_VARIANTS)} pre-tokenizers -> {out_path}")
 
 
 if __name__ == "__main__":
