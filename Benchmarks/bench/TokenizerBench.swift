@@ -57,12 +57,12 @@ func runTokenizerBench(_ arguments: [String]) -> Int32 {
         let ours = mb / median(Array(encodeTimes.dropFirst()))
         var theirs = "-", equal = "-"
         if let llama, let result = timeLlamaTokenize(llama, model: path, text: text) {
-            theirs = format3(mb / result.0)
+            theirs = fixed(mb / result.0, 3)
             equal = result.1 == ids ? "yes" : "NO (\(result.1.count) vs \(ids.count))"
         }
         let name = (path as NSString).lastPathComponent
-        print("| \(name) | \(tokenizer.vocabularySize) | \(format3(median(Array(buildTimes.dropFirst())) * 1000)) "
-            + "| \(ids.count) | \(format3(ours)) | \(theirs) | \(equal) |")
+        print("| \(name) | \(tokenizer.vocabularySize) | \(fixed(median(Array(buildTimes.dropFirst())) * 1000, 3)) "
+            + "| \(ids.count) | \(fixed(ours, 3)) | \(theirs) | \(equal) |")
     }
     print("")
     print("llama.cpp MB/s = bytes / (time of llama-tokenize on the text - time on an empty input), best of 3,")
