@@ -1,8 +1,8 @@
 /// Per-request controls over what the model does with its context (Apple's `ContextOptions`).
-public struct ContextOptions: Sendable, Equatable, Hashable {
+public struct ContextOptions: Sendable, Equatable, Hashable, Codable {
     /// How much the model may think before answering. Only models with the `.reasoning`
     /// capability accept one; see `ReasoningBudget` for the token budgets.
-    public enum ReasoningLevel: Sendable, Equatable, Hashable {
+    public enum ReasoningLevel: Sendable, Equatable, Hashable, Codable {
         /// A short thinking block: a quarter of the usable budget.
         case light
         /// Half of the usable budget.

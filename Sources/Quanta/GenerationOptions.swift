@@ -1,9 +1,9 @@
 /// How a response is sampled and how long it may be (Apple's `GenerationOptions`).
-public struct GenerationOptions: Sendable, Equatable, Hashable {
+public struct GenerationOptions: Sendable, Equatable, Hashable, Codable {
     /// How the next token is chosen.
-    public struct SamplingMode: Sendable, Equatable, Hashable {
+    public struct SamplingMode: Sendable, Equatable, Hashable, Codable {
         /// The strategy, readable.
-        public enum Kind: Sendable, Equatable, Hashable {
+        public enum Kind: Sendable, Equatable, Hashable, Codable {
             /// The most likely token (lowest id on ties).
             case greedy
             /// A draw among the `k` most likely tokens.

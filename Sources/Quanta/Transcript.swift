@@ -4,7 +4,8 @@ import Foundation
 
 /// Everything a session has said and heard, in order: instructions, prompts, reasoning and
 /// responses.
-public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeReplaceableCollection {
+/// Codable, so a conversation can be saved and a session restored with `init(model:transcript:)`.
+public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, RangeReplaceableCollection {
     private var entries: [Entry]
 
     /// An empty transcript.
@@ -26,7 +27,7 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeRepl
     }
 
     /// One turn of the conversation.
-    public enum Entry: Sendable, Equatable, Identifiable {
+    public enum Entry: Sendable, Equatable, Codable, Identifiable {
         /// What the model is told to be (rendered as the system message).
         case instructions(Instructions)
         /// A user prompt.
@@ -57,7 +58,7 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeRepl
     }
 
     /// A piece of an entry's content.
-    public enum Segment: Sendable, Equatable, Identifiable {
+    public enum Segment: Sendable, Equatable, Codable, Identifiable {
         /// Plain text.
         case text(TextSegment)
         /// Binary content with a label (for example an image); Quanta models cannot render it.
@@ -72,7 +73,7 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeRepl
     }
 
     /// Plain text.
-    public struct TextSegment: Sendable, Equatable, Identifiable {
+    public struct TextSegment: Sendable, Equatable, Codable, Identifiable {
         public var id: String
         /// The text.
         public var content: String
@@ -84,7 +85,7 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeRepl
     }
 
     /// Binary content (Apple's attachment segment, with `Data` instead of `CGImage`).
-    public struct AttachmentSegment: Sendable, Equatable, Identifiable {
+    public struct AttachmentSegment: Sendable, Equatable, Codable, Identifiable {
         public var id: String
         /// What the content is, e.g. `"image"`.
         public var label: String
@@ -99,7 +100,7 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeRepl
     }
 
     /// The system message.
-    public struct Instructions: Sendable, Equatable, Identifiable {
+    public struct Instructions: Sendable, Equatable, Codable, Identifiable {
         public var id: String
         public var segments: [Segment]
         /// Instructions with a fresh id.
@@ -110,7 +111,7 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeRepl
     }
 
     /// A user turn and the options it was asked with.
-    public struct Prompt: Sendable, Equatable, Identifiable {
+    public struct Prompt: Sendable, Equatable, Codable, Identifiable {
         public var id: String
         public var segments: [Segment]
         /// Generation options of the request.
@@ -128,7 +129,7 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeRepl
     }
 
     /// The model's thinking.
-    public struct Reasoning: Sendable, Equatable, Identifiable {
+    public struct Reasoning: Sendable, Equatable, Codable, Identifiable {
         public var id: String
         public var segments: [Segment]
         /// A provider signature over the reasoning (none for local models).
@@ -142,7 +143,7 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection, RangeRepl
     }
 
     /// The model's answer.
-    public struct Response: Sendable, Equatable, Identifiable {
+    public struct Response: Sendable, Equatable, Codable, Identifiable {
         public var id: String
         public var segments: [Segment]
         /// A response with a fresh id.

@@ -17,6 +17,7 @@ usage: quanta chat --model PATH [--system TEXT] [--reasoning light|moderate|deep
 /// `[usage] input 57 (cached 41), output 12 (reasoning 0), 48.1 tok/s`
 /// where tok/s counts output tokens over the time from the end of prefill to the last token.
 /// A `> ` prompt is shown only when stdin is a terminal, so piped input gives clean output.
+/// Ctrl-C during a reply stops that reply (the session stays usable); elsewhere it quits.
 func runChat(_ argv: [String]) async -> Int32 {
     let model: LocalLanguageModel
     let options: GenerationOptions
@@ -74,7 +75,12 @@ private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ optio
     var shown = "", thought = ""
     var decodeStart: Double?
     var usage = Usage()
+    // While a reply streams, Ctrl-C only ends the reply: leaving the loop cancels generation.
+    interrupted = 0
+    signal(SIGINT) { _ in interrupted = 1 }
+    defer { signal(SIGINT, SIG_DFL) }
     for try await snapshot in session.streamResponse(to: prompt, options: options, contextOptions: contextOptions) {
+        if interrupted != 0 { break }
         // The first snapshot arrives when the prompt has been prefilled.
         if decodeStart == nil { decodeStart = monotonicSeconds() }
         let reasoning = snapshot.transcriptEntries.compactMap { entry -> String? in

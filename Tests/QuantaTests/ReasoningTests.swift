@@ -99,6 +99,21 @@ import Testing
         #expect(final?.transcriptEntries.count == 3)
     }
 
+    /// A transcript survives JSON, and a session restored from it renders exactly the prompt
+    /// `tokenCount(for:)` predicts for the saved history plus the new prompt.
+    @Test func transcriptRoundTripsThroughJSON() async throws {
+        let model = try await model()
+        let session = LanguageModelSession(model: model, instructions: "hi")
+        _ = try await session.respond(to: "hello", options: options, contextOptions: ContextOptions(reasoningLevel: .light))
+        let data = try JSONEncoder().encode(session.transcript)
+        let restored = try JSONDecoder().decode(Transcript.self, from: data)
+        #expect(restored == session.transcript)
+        #expect(restored.count == 4)
+        let next = Array(restored) + [Transcript.Entry.prompt(.init(segments: [.text(.init(content: "hello"))]))]
+        let a = try await LanguageModelSession(model: model, transcript: restored).respond(to: "hello", options: options)
+        #expect(a.usage.input.totalTokenCount == (try await model.tokenCount(for: next)))
+    }
+
     /// A small response limit still leaves room for the answer.
     @Test func smallLimitStillAnswers() async throws {
         let session = LanguageModelSession(model: try await model())

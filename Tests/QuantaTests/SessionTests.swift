@@ -77,6 +77,20 @@ enum SmolLM2 {
         #expect(session.usage == Usage())
     }
 
+    /// Without a limit, generation stops cleanly where the window ends; an oversized limit is
+    /// clamped to the room left.
+    @Test func generationEndsAtTheWindow() async throws {
+        let model = try await SmolLM2.model(contextSize: 48)
+        for limit in [nil, 1000] as [Int?] {
+            let session = LanguageModelSession(model: model)
+            let response = try await session.respond(to: "Write a very long story about a dragon and a knight.",
+                                                     options: GenerationOptions(sampling: .greedy, maximumResponseTokens: limit))
+            #expect(response.usage.totalTokenCount <= 48)
+            #expect(response.usage.output.totalTokenCount > 0)
+            #expect(!session.isResponding && session.transcript.count == 2)
+        }
+    }
+
     /// The configured window never exceeds the trained one.
     @Test func contextSizeIsClampedToTheTrainedLength() async throws {
         let model = try await SmolLM2.model(contextSize: 1_000_000)
@@ -142,6 +156,28 @@ enum SmolLM2 {
         let fresh = try await LanguageModelSession(model: model).respond(to: "What is two plus two?", options: options)
         #expect(after.content == fresh.content)
         #expect(after.usage.input.totalTokenCount == fresh.usage.input.totalTokenCount)
+    }
+
+    /// Cancelling during prefill stops between batches: the request throws, and the cache keeps
+    /// only whole batches, which the next request reuses and continues exactly as a fresh
+    /// session would.
+    @Test func cancellingPrefillKeepsTheCacheConsistent() async throws {
+        let model = try await SmolLM2.model()
+        let long = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 40)
+        #expect(try await model.tokenCount(for: long) > 256)   // at least two prefill batches
+        let session = LanguageModelSession(model: model)
+        let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 4)
+        let task = Task { try await session.respond(to: long, options: options) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(!session.isResponding && session.transcript.isEmpty)
+
+        let after = try await session.respond(to: long, options: options)
+        #expect(after.usage.input.cachedTokenCount % 256 == 0)
+        let fresh = try await LanguageModelSession(model: model).respond(to: long, options: options)
+        #expect(after.content == fresh.content)
+        #expect(fresh.usage.input.cachedTokenCount == 0)
     }
 
     /// One request at a time; the transcript cannot change under a running request.
