@@ -114,6 +114,17 @@ import Testing
         #expect(a.usage.input.totalTokenCount == (try await model.tokenCount(for: next)))
     }
 
+    /// A history transform changes what is sent (here: only the newest prompt), not the
+    /// session's transcript.
+    @Test func historyTransformTrimsWhatIsSent() async throws {
+        let model = try await model()
+        let session = LanguageModelSession(model: model, instructions: "hi", historyTransform: { Transcript(entries: $0.suffix(1)) })
+        _ = try await session.respond(to: "hello", options: options)
+        let second = try await session.respond(to: "hello", options: options)
+        #expect(second.usage.input.totalTokenCount == promptTokens)   // as if the prompt were alone
+        #expect(session.transcript.count == 7)   // instructions + 2 × (prompt, reasoning, response)
+    }
+
     /// A small response limit still leaves room for the answer.
     @Test func smallLimitStillAnswers() async throws {
         let session = LanguageModelSession(model: try await model())
