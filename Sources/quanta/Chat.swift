@@ -89,12 +89,14 @@ private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ optio
             for segment in entry.segments { if case let .text(t) = segment { text += t.content } }
             return text
         }.joined()
-        if reasoning.count > thought.count {
-            printError(String(reasoning.dropFirst(thought.count)))
+        // Snapshots are cumulative: print what is new. Compared in UTF-8 bytes, not Characters,
+        // because appended text can merge with the last character ("\r" + "\n").
+        if reasoning.utf8.count > thought.utf8.count {
+            printError(String(decoding: reasoning.utf8.dropFirst(thought.utf8.count), as: UTF8.self))
             thought = reasoning
         }
-        if snapshot.content.count > shown.count {
-            writeOut(String(snapshot.content.dropFirst(shown.count)))
+        if snapshot.content.utf8.count > shown.utf8.count {
+            writeOut(String(decoding: snapshot.content.utf8.dropFirst(shown.utf8.count), as: UTF8.self))
             shown = snapshot.content
         }
         usage = snapshot.usage
