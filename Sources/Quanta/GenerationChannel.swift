@@ -5,6 +5,7 @@
 /// An async sequence of generation events: an executor `send`s, the session iterates. Events are
 /// buffered, so `send` never waits for the reader.
 public final class LanguageModelExecutorGenerationChannel: AsyncSequence, Sendable {
+    /// The channel yields events.
     public typealias Element = Event
 
     private let stream: AsyncStream<Event>
@@ -23,6 +24,7 @@ public final class LanguageModelExecutorGenerationChannel: AsyncSequence, Sendab
     /// Ends the sequence (the session calls this when the executor returns or throws).
     func finish() { continuation.finish() }
 
+    /// Iterates the events in the order they were sent (one reader).
     public func makeAsyncIterator() -> AsyncStream<Event>.Iterator { stream.makeAsyncIterator() }
 
     /// One thing the executor produced.

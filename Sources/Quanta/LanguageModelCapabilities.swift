@@ -5,6 +5,7 @@ public struct LanguageModelCapabilities: Sendable, Equatable, ExpressibleByArray
         /// A stable name, for messages.
         public let name: String
         init(_ name: String) { self.name = name }
+        /// The name.
         public var description: String { name }
 
         /// Thinking in a separate block before answering, with a controllable budget.

@@ -52,6 +52,7 @@ public enum LanguageModelError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 
+    /// The case's `debugDescription`.
     public var description: String {
         switch self {
         case let .contextSizeExceeded(e): return e.debugDescription

@@ -187,11 +187,13 @@ extension LanguageModelSession {
             public let usage: Usage
         }
 
+        /// The stream yields snapshots.
         public typealias Element = Snapshot
         private let stream: AsyncThrowingStream<Snapshot, any Swift.Error>
 
         init(_ stream: AsyncThrowingStream<Snapshot, any Swift.Error>) { self.stream = stream }
 
+        /// Iterates the snapshots; ending the iteration early cancels generation.
         public func makeAsyncIterator() -> AsyncThrowingStream<Snapshot, any Swift.Error>.Iterator {
             stream.makeAsyncIterator()
         }

@@ -26,9 +26,11 @@ extension LocalLanguageModel {
             var prewarm: Task<Void, Never>?
         }
 
+        /// The file, window and threads this executor runs with.
         public let configuration: Configuration
         private let state = Mutex(State())
 
+        /// An executor with an empty cache; nothing is allocated until the first request.
         public init(configuration: Configuration) throws {
             self.configuration = configuration
         }
@@ -51,6 +53,8 @@ extension LocalLanguageModel {
             }
         }
 
+        /// Renders the request, reuses the cached prefix, prefills the rest and decodes,
+        /// sending reasoning and response text per token and usage after prefill and at the end.
         public func respond(to request: LanguageModelExecutorGenerationRequest, model: LocalLanguageModel,
                             streamingInto channel: LanguageModelExecutorGenerationChannel) async throws {
             // Everything that can reject the request runs before any compute.

@@ -64,6 +64,7 @@ public struct LocalLanguageModel: LanguageModel {
     /// `ChatTemplate.plainSource` is used).
     public var hasChatTemplate: Bool { weights.hasOwnTemplate }
 
+    /// The file, the context window and the thread count (every session gets an executor).
     public var executorConfiguration: Executor.Configuration {
         Executor.Configuration(path: url.path, contextSize: contextSize,
                                threads: configuration.threads ?? ProcessInfo.processInfo.activeProcessorCount)

@@ -13,9 +13,13 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
     /// A transcript of these entries.
     public init(entries: some Sequence<Entry>) { self.entries = Array(entries) }
 
+    /// Index of the first entry (0).
     public var startIndex: Int { entries.startIndex }
+    /// One past the last entry.
     public var endIndex: Int { entries.endIndex }
+    /// The entry at `position`.
     public subscript(position: Int) -> Entry { entries[position] }
+    /// Replaces entries (the collection's one mutation primitive).
     public mutating func replaceSubrange<C: Collection<Entry>>(_ subrange: Range<Int>, with newElements: C) {
         entries.replaceSubrange(subrange, with: newElements)
     }
@@ -37,6 +41,7 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
         /// The model's answer.
         case response(Response)
 
+        /// The id of the wrapped value.
         public var id: String {
             switch self {
             case let .instructions(e): return e.id
@@ -64,6 +69,7 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
         /// Binary content with a label (for example an image); Quanta models cannot render it.
         case attachment(AttachmentSegment)
 
+        /// The id of the wrapped value.
         public var id: String {
             switch self {
             case let .text(s): return s.id
@@ -74,6 +80,7 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
 
     /// Plain text.
     public struct TextSegment: Sendable, Equatable, Codable, Identifiable {
+        /// A unique id.
         public var id: String
         /// The text.
         public var content: String
@@ -86,6 +93,7 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
 
     /// Binary content (Apple's attachment segment, with `Data` instead of `CGImage`).
     public struct AttachmentSegment: Sendable, Equatable, Codable, Identifiable {
+        /// A unique id.
         public var id: String
         /// What the content is, e.g. `"image"`.
         public var label: String
@@ -101,7 +109,9 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
 
     /// The system message.
     public struct Instructions: Sendable, Equatable, Codable, Identifiable {
+        /// A unique id.
         public var id: String
+        /// The content.
         public var segments: [Segment]
         /// Instructions with a fresh id.
         public init(id: String = UUID().uuidString, segments: [Segment]) {
@@ -112,7 +122,9 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
 
     /// A user turn and the options it was asked with.
     public struct Prompt: Sendable, Equatable, Codable, Identifiable {
+        /// A unique id.
         public var id: String
+        /// The content.
         public var segments: [Segment]
         /// Generation options of the request.
         public var options: GenerationOptions
@@ -130,7 +142,9 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
 
     /// The model's thinking.
     public struct Reasoning: Sendable, Equatable, Codable, Identifiable {
+        /// A unique id.
         public var id: String
+        /// The content.
         public var segments: [Segment]
         /// A provider signature over the reasoning (none for local models).
         public var signature: Data?
@@ -144,7 +158,9 @@ public struct Transcript: Sendable, Equatable, Codable, RandomAccessCollection, 
 
     /// The model's answer.
     public struct Response: Sendable, Equatable, Codable, Identifiable {
+        /// A unique id.
         public var id: String
+        /// The content.
         public var segments: [Segment]
         /// A response with a fresh id.
         public init(id: String = UUID().uuidString, segments: [Segment]) {
