@@ -16,6 +16,8 @@ commands:
                             render a JSON conversation (stdin) with a chat template
   tokenize --model PATH [--add-special] [--parse-special] [--pieces]
                             stdin text -> token ids (JSON array on one line)
+  chat --model PATH [--system TEXT] [--reasoning LEVEL]
+                            multi-turn chat, one stdin line per turn, usage per turn
 """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -30,6 +32,7 @@ case "generate": exit(runGenerate(rest))
 case "perplexity": exit(runPerplexity(rest))
 case "template": exit(runTemplate(rest))
 case "tokenize": exit(runTokenize(rest))
+case "chat": exit(await runChat(rest))
 case "-h", "--help", "help":
     print(usage)
 default:

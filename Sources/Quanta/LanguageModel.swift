@@ -1,0 +1,61 @@
+// The provider surface, spelled as Apple's Foundation Models (FM27 `LanguageModel` /
+// `LanguageModelExecutor`), so another backend can plug into `LanguageModelSession`.
+import Foundation
+
+/// A language model a `LanguageModelSession` can run: it declares what it can do and how to make
+/// the executor that runs its requests. Models are immutable and shareable; per-session state
+/// (KV cache, sampler) lives in the executor.
+public protocol LanguageModel: Sendable {
+    /// The executor type that runs this model's requests.
+    associatedtype Executor: LanguageModelExecutor where Executor.Model == Self
+    /// What the model supports; a session rejects requests that need anything else.
+    var capabilities: LanguageModelCapabilities { get }
+    /// How to build an executor (one per session). Holds no per-request data.
+    var executorConfiguration: Executor.Configuration { get }
+}
+
+/// Runs generation requests for one model inside one session, streaming what it produces into a
+/// channel. The executor may keep state between requests (Quanta keeps the KV cache).
+public protocol LanguageModelExecutor: Sendable {
+    /// Identity of the executor (equal configurations may share state).
+    associatedtype Configuration: Hashable, Sendable
+    /// The model type this executor runs.
+    associatedtype Model: LanguageModel
+    /// Builds an executor; expensive work should wait for the first request.
+    init(configuration: Configuration) throws
+    /// A hint that a request with this transcript is coming. It returns at once; any work it
+    /// starts finishes before the next `respond` begins. The default does nothing.
+    func prewarm(model: Model, transcript: Transcript)
+    /// Runs one request: renders `request.transcript`, generates, and sends text, reasoning and
+    /// usage events into `channel`. Returns when generation is complete; throws
+    /// `LanguageModelError`s for requests it cannot serve and `CancellationError` on cancel.
+    func respond(to request: LanguageModelExecutorGenerationRequest, model: Model,
+                 streamingInto channel: LanguageModelExecutorGenerationChannel) async throws
+}
+
+extension LanguageModelExecutor {
+    /// Does nothing.
+    public func prewarm(model: Model, transcript: Transcript) {}
+}
+
+/// One request handed to an executor: the whole transcript (ending with the new prompt) and the
+/// options that govern it.
+public struct LanguageModelExecutorGenerationRequest: Sendable, Equatable {
+    /// Unique per request.
+    public var id: UUID
+    /// Everything so far, the new `.prompt` entry last.
+    public var transcript: Transcript
+    /// Sampling and length limits of this request.
+    public var generationOptions: GenerationOptions
+    /// Reasoning level and other context controls of this request.
+    public var contextOptions: ContextOptions
+
+    /// A request with a fresh id.
+    public init(id: UUID = UUID(), transcript: Transcript, generationOptions: GenerationOptions = GenerationOptions(),
+                contextOptions: ContextOptions = ContextOptions()) {
+        self.id = id
+        self.transcript = transcript
+        self.generationOptions = generationOptions
+        self.contextOptions = contextOptions
+    }
+}

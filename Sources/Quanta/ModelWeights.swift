@@ -1,0 +1,57 @@
+// What one GGUF file gives every session that uses it: the network, the tokenizer, the chat
+// template and the think markers. Immutable, so one instance serves the whole process.
+import Architectures
+import GGUF
+import Templates
+import Tokenizers
+
+/// A loaded model file, shared process-wide (see `WeightStore`).
+final class ModelWeights: Sendable {
+    let path: String
+    let file: GGUFFile
+    let network: any CausalLanguageModel
+    let tokenizer: any Tokenizer
+    /// The GGUF's `tokenizer.chat_template`, or `ChatTemplate.plain` for base models without one.
+    let template: ChatTemplate
+    /// Whether `template` came from the file.
+    let hasOwnTemplate: Bool
+    /// Text of the BOS / EOS tokens, as templates receive them in `bos_token` / `eos_token`.
+    let bosText: String
+    let eosText: String
+    /// Ids of `<think>` and `</think>` when the vocabulary has both as single tokens.
+    let thinkMarkers: (open: Int32, close: Int32)?
+
+    init(path: String, mode: WeightMode) throws {
+        self.path = path
+        file = try GGUFFile(path: path)
+        let tokenizer = try loadTokenizer(from: file)
+        self.tokenizer = tokenizer
+        network = try loadModel(file, weights: mode)
+        if case .string? = file.metadata["tokenizer.chat_template"] {
+            template = try ChatTemplate(source: file.string("tokenizer.chat_template"))
+            hasOwnTemplate = true
+        } else {
+            template = .plain
+            hasOwnTemplate = false
+        }
+        bosText = tokenizer.bosID.map { tokenizer.piece($0) } ?? ""
+        eosText = tokenizer.eosID.map { tokenizer.piece($0) } ?? ""
+        if let open = Self.singleToken("<think>", tokenizer), let close = Self.singleToken("</think>", tokenizer) {
+            thinkMarkers = (open, close)
+        } else {
+            thinkMarkers = nil
+        }
+    }
+
+    /// The id of `text` if the vocabulary holds it as one special (non-split) token.
+    private static func singleToken(_ text: String, _ tokenizer: any Tokenizer) -> Int32? {
+        let ids = tokenizer.encode(text, addSpecial: false, parseSpecial: true)
+        guard ids.count == 1, tokenizer.piece(ids[0]) == text else { return nil }
+        return ids[0]
+    }
+
+    /// Capabilities this file supports: `.reasoning` when it has think markers.
+    var capabilities: LanguageModelCapabilities {
+        LanguageModelCapabilities(thinkMarkers == nil ? [] : [.reasoning])
+    }
+}
