@@ -73,7 +73,11 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "SamplingTests", dependencies: ["Sampling"], path: "Tests/SamplingTests"),
-        .testTarget(name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests"),
+        .testTarget(
+            name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests",
+            // llama.cpp reference outputs, read from the source tree via #filePath.
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "TemplatesTests",
             dependencies: ["Templates", "GGUF"],

@@ -163,8 +163,10 @@ enum SmolLM2 {
     /// session would.
     @Test func cancellingPrefillKeepsTheCacheConsistent() async throws {
         let model = try await SmolLM2.model()
-        let long = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 40)
-        #expect(try await model.tokenCount(for: long) > 256)   // at least two prefill batches
+        // About 1,000 tokens (the test model's window is 1,024): four prefill batches, seconds of
+        // work here, so a cancel after 300 ms lands during prefill even on an idle machine.
+        let long = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 92)
+        #expect(try await model.tokenCount(for: long) > 768)
         let session = LanguageModelSession(model: model)
         let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 4)
         let task = Task { try await session.respond(to: long, options: options) }
