@@ -90,6 +90,10 @@ extension LocalLanguageModel {
             var sampler = Sampler(request.generationOptions.samplingParameters(fallbackSeed: UInt64.random(in: 0...UInt64.max)))
             var last: Int32?
             while loop.generated < limit {
+                // Each token is milliseconds of synchronous compute on a cooperative thread:
+                // yielding lets the consumer of the stream (and its cancellation) run in between,
+                // even when every other cooperative thread is busy.
+                await Task.yield()
                 try Task.checkCancellation()
                 let token = loop.forcedToken ?? sampler.sample(&logits)
                 last = token

@@ -160,7 +160,8 @@ enum SmolLM2 {
 
     /// Cancelling during prefill stops between batches: the request throws, and the cache keeps
     /// only whole batches, which the next request reuses and continues exactly as a fresh
-    /// session would.
+    /// session would. (Under a loaded test run the cancel can land after prefill instead; then
+    /// the whole prompt but its last token is reused. Either way the next answer must match.)
     @Test func cancellingPrefillKeepsTheCacheConsistent() async throws {
         let model = try await SmolLM2.model()
         // About 1,000 tokens (the test model's window is 1,024): four prefill batches, seconds of
@@ -176,7 +177,8 @@ enum SmolLM2 {
         #expect(!session.isResponding && session.transcript.isEmpty)
 
         let after = try await session.respond(to: long, options: options)
-        #expect(after.usage.input.cachedTokenCount % 256 == 0)
+        let cached = after.usage.input.cachedTokenCount, total = after.usage.input.totalTokenCount
+        #expect(cached % 256 == 0 || cached == total - 1, "cached \(cached) of \(total)")
         let fresh = try await LanguageModelSession(model: model).respond(to: long, options: options)
         #expect(after.content == fresh.content)
         #expect(fresh.usage.input.cachedTokenCount == 0)
