@@ -85,7 +85,7 @@ let package = Package(
             // Fixtures are read from the source tree (see Fixtures.swift), not bundled.
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "GGUF"], path: "Tests/QuantaTests"),
+        .testTarget(name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "Templates", "GGUF"], path: "Tests/QuantaTests"),
         .testTarget(name: "CLITests", path: "Tests/CLITests"),
     ]
 )
