@@ -38,6 +38,8 @@ typedef enum {
 int64_t ck_kv_row_bytes(ck_kv_format format, int64_t n);
 /// Encodes one fp32 row of `n` elements into `format`.
 void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n);
+/// Decodes one row of `n` elements (exactly what the format's dequantizer gives).
+void ck_kv_load_row(ck_kv_format format, const void *row, float *y, int64_t n);
 
 /// Causal (optionally sliding-window) grouped-query attention of a batch of query rows against
 /// one layer's KV cache.

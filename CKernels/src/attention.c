@@ -25,12 +25,7 @@ typedef void (*head_fn)(const head_job *j);
 
 /// Decodes the head segment of position p of `base` (K or V) into tmp.
 static const float *decode(const head_job *j, const uint8_t *base, int64_t p) {
-    const uint8_t *row = base + p * j->row_bytes;
-    switch (j->format) {
-    case CK_KV_F16: ck_dequantize_row_f16((const ck_half *)row, j->tmp, j->head_dim); break;
-    case CK_KV_Q8_0: ck_dequantize_row_q8_0((const ck_block_q8_0 *)row, j->tmp, j->head_dim); break;
-    case CK_KV_MXFP8_E4M3: ck_dequantize_row_mxfp8_e4m3((const ck_block_mxfp8 *)row, j->tmp, j->head_dim); break;
-    }
+    ck_kv_load_row(j->format, base + p * j->row_bytes, j->tmp, j->head_dim);
     return j->tmp;
 }
 

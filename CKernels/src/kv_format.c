@@ -27,6 +27,30 @@ static void quantize_row_q8_0(const float *x, ck_block_q8_0 *y, int64_t n) {
     }
 }
 
+/// E4M3 code -> fp32 through its fp16 bit pattern: sign and the 7 exponent/mantissa bits
+/// shifted into place give a binary16 equal to the E4M3 value times 2^-8 (subnormals included),
+/// so one exact conversion and a power-of-two scale replace the generic decoder. Code S.1111.111
+/// is NaN.
+static inline float e4m3_to_fp32(uint8_t code) {
+    if ((code & 0x7F) == 0x7F) return NAN;
+    return ck_fp16_to_fp32((ck_half)(((code & 0x80) << 8) | ((code & 0x7F) << 7))) * 256.0f;
+}
+
+void ck_kv_load_row(ck_kv_format format, const void *row, float *y, int64_t n) {
+    switch (format) {
+    case CK_KV_F16: ck_dequantize_row_f16(row, y, n); break;
+    case CK_KV_Q8_0: ck_dequantize_row_q8_0(row, y, n); break;
+    case CK_KV_MXFP8_E4M3: {
+        const ck_block_mxfp8 *x = row;
+        for (int64_t b = 0; b < n / CK_MX_BLOCK; b++, y += CK_MX_BLOCK) {
+            const float s = ck_e8m0_to_fp32(x[b].e);
+            for (int i = 0; i < CK_MX_BLOCK; i++) y[i] = s * e4m3_to_fp32(x[b].qs[i]);
+        }
+        break;
+    }
+    }
+}
+
 void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n) {
     switch (format) {
     case CK_KV_F16: {

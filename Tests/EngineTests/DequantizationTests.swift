@@ -60,3 +60,24 @@ struct DequantCase: Decodable, CustomStringConvertible {
         #expect(ck_fp32_to_fp16(0x1.8p-24) == 2)             // 1.5 ulp of subnormal: tie to even 2
     }
 }
+
+/// The KV cache's fast MXFP8 E4M3 row decoder against the generic MX dequantizer, on rows that
+/// cover every finite code (and the NaN code) with several scales.
+@Suite struct KVRowFormatTests {
+    @Test func fastE4M3DecodeEqualsTheReferenceDequantizer() {
+        var blocks = [UInt8]()
+        for b in 0..<8 {
+            blocks.append(UInt8(120 + b * 2))                       // scale 2^(e-127)
+            for i in 0..<32 { blocks.append(UInt8((b * 32 + i) & 0xFF)) }
+        }
+        let n = 8 * 32
+        var fast = [Float](repeating: 0, count: n), reference = fast
+        blocks.withUnsafeBytes { raw in
+            ck_kv_load_row(CK_KV_MXFP8_E4M3, raw.baseAddress!, &fast, Int64(n))
+            ck_dequantize_row_mxfp8_e4m3(raw.baseAddress!.assumingMemoryBound(to: ck_block_mxfp8.self), &reference, Int64(n))
+        }
+        for i in 0..<n {
+            #expect(fast[i].bitPattern == reference[i].bitPattern || (fast[i].isNaN && reference[i].isNaN), "element \(i)")
+        }
+    }
+}
