@@ -1,16 +1,33 @@
 import Engine
 
-/// What every architecture shares around its per-batch `step`: splitting the tokens into batches
-/// of at most `maxBatch`, assigning positions after what the cache holds, and running the output
-/// head only on the rows whose logits were asked for.
+/// What every decoder here shares around its per-batch `step`: the state it needs, splitting the
+/// tokens into batches of at most `maxBatch`, assigning positions after what the cache holds, and
+/// running the final norm and output head only on the rows whose logits were asked for.
 protocol BatchedForward: CausalLanguageModel {
-    /// Norm + output head for the first `rows` rows of `hidden`, into `logits`.
-    func head(_ hidden: Matrix, rows: Int, state: ForwardState, into logits: Matrix)
+    /// Final RMSNorm weight, [embedding].
+    var outputNorm: [Float] { get }
+    /// Output head, embedding → vocabulary.
+    var output: WeightMatrix { get }
 }
 
 extension BatchedForward {
-    func forwardInBatches(_ tokens: [Int32], state s: ForwardState, logitRows: Range<Int>, vocabulary: Int,
+    public func makeState(contextSize: Int, maxBatch: Int, kvFormat: KVCacheFormat) -> ForwardState {
+        let hp = hyperparameters
+        return ForwardState(cache: KVCache(layers: hp.layers, capacity: contextSize, kvDim: hp.kvHeads * hp.headDim,
+                                           format: kvFormat),
+                            maxBatch: maxBatch, widestInput: max(hp.embedding, hp.heads * hp.headDim, hp.feedForward))
+    }
+
+    /// Final norm + output head for the first `rows` rows of `hidden`, into `logits`.
+    func head(_ hidden: Matrix, rows: Int, state s: ForwardState, into logits: Matrix) {
+        let xn = s.buffer("xn", columns: hyperparameters.embedding)
+        Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn)
+        Ops.linear(xn, rows: rows, weight: output, into: logits, scratch: s.matmulScratch, threads: s.threads)
+    }
+
+    func forwardInBatches(_ tokens: [Int32], state s: ForwardState, logitRows: Range<Int>,
                           step: ([Int32], [Int], ForwardState) -> Void) -> Matrix? {
+        let vocabulary = hyperparameters.vocabulary
         precondition(logitRows.lowerBound >= 0 && logitRows.upperBound <= tokens.count, "logit rows outside the batch")
         let start = s.cache.count
         precondition(start + tokens.count <= s.cache.capacity, "sequence longer than the context")

@@ -85,15 +85,8 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
         output = try w.linear(head, inputs: hp.embedding, outputs: hp.vocabulary)
     }
 
-    public func makeState(contextSize: Int, maxBatch: Int, kvFormat: KVCacheFormat) -> ForwardState {
-        let hp = hyperparameters
-        return ForwardState(cache: KVCache(layers: hp.layers, capacity: contextSize, kvDim: hp.kvHeads * hp.headDim,
-                                           format: kvFormat),
-                            maxBatch: maxBatch, widestInput: max(hp.embedding, hp.heads * hp.headDim, hp.feedForward))
-    }
-
     public func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix? {
-        forwardInBatches(tokens, state: state, logitRows: logitRows, vocabulary: hyperparameters.vocabulary, step: step)
+        forwardInBatches(tokens, state: state, logitRows: logitRows, step: step)
     }
 
     private func step(_ tokens: [Int32], positions: [Int], state s: ForwardState) {
@@ -139,9 +132,4 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
         }
     }
 
-    func head(_ hidden: Matrix, rows: Int, state s: ForwardState, into logits: Matrix) {
-        let xn = s.buffer("xn", columns: hyperparameters.embedding)
-        Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn)
-        Ops.linear(xn, rows: rows, weight: output, into: logits, scratch: s.matmulScratch, threads: s.threads)
-    }
 }
