@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Architectures
 import Engine
 import GGUF
@@ -21,7 +24,8 @@ struct ModelBenchOptions {
     var prompts = [512]
     var generations = [128]
     var repetitions = 5
-    var threads = [2]
+    /// Default: every online core, as llama-bench does.
+    var threads = [max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))]
     var depth = 0
     var json = false
     var compare = false
