@@ -152,25 +152,30 @@ func benchTokens(_ n: Int, vocabulary: Int) -> [Int32] {
     (0..<n).map { Int32(($0 &* 7919 &+ 13) % max(vocabulary, 1)) }
 }
 
-/// Fills the cache with `depth` tokens (untimed), then times one `tokens`-long prefill batch.
-func prefill(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int, kv: KVCacheFormat) -> Double {
+/// A state with room for `depth + tokens` positions whose cache already holds `depth` tokens
+/// (filled untimed), so a test can run "at depth".
+func stateAtDepth(_ model: any CausalLanguageModel, depth: Int, tokens: Int, threads: Int, kv: KVCacheFormat) -> ForwardState {
     let state = model.makeState(contextSize: depth + tokens, maxBatch: 512, kvFormat: kv)
     state.threads = threads
-    let vocab = model.hyperparameters.vocabulary
-    if depth > 0 { _ = model.forward(benchTokens(depth, vocabulary: vocab), state: state, logitRows: 0..<0) }
-    let batch = benchTokens(tokens, vocabulary: vocab)
+    if depth > 0 {
+        _ = model.forward(benchTokens(depth, vocabulary: model.hyperparameters.vocabulary), state: state, logitRows: 0..<0)
+    }
+    return state
+}
+
+/// Times one `tokens`-long prefill batch after `depth` cached tokens.
+func prefill(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int, kv: KVCacheFormat) -> Double {
+    let state = stateAtDepth(model, depth: depth, tokens: tokens, threads: threads, kv: kv)
+    let batch = benchTokens(tokens, vocabulary: model.hyperparameters.vocabulary)
     let t0 = now()
     _ = model.forward(batch, state: state, logitRows: tokens - 1..<tokens)
     return Double(tokens) / (now() - t0)
 }
 
-/// Fills the cache with `depth` tokens (untimed), then times `tokens` single-token steps.
+/// Times `tokens` single-token steps after `depth` cached tokens.
 func generate(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int, kv: KVCacheFormat) -> Double {
-    let state = model.makeState(contextSize: depth + tokens, maxBatch: 512, kvFormat: kv)
-    state.threads = threads
-    let vocab = model.hyperparameters.vocabulary
-    if depth > 0 { _ = model.forward(benchTokens(depth, vocabulary: vocab), state: state, logitRows: 0..<0) }
-    let ids = benchTokens(tokens, vocabulary: vocab)
+    let state = stateAtDepth(model, depth: depth, tokens: tokens, threads: threads, kv: kv)
+    let ids = benchTokens(tokens, vocabulary: model.hyperparameters.vocabulary)
     let t0 = now()
     for id in ids { _ = model.forward([id], state: state, logitRows: 0..<1) }
     return Double(tokens) / (now() - t0)
