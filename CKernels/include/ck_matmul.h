@@ -6,8 +6,9 @@
 // form per 32-element block b of a weight row: unsigned 8-bit values u[32] (the stored integer
 // plus a format offset `off`, so the u8 x s8 VNNI instruction applies directly), one or two fp32
 // scales dw (two for Q6_K, whose scales cover 16 elements) and an fp32 bias term mw
-// (the minimum for Q4_1 / Q4_K, else -off * dw). Activations are quantized per 32 to int8 with
-// an fp32 scale da and the block's (and each half's) sum premultiplied by da. Then, per output,
+// (the minimum for Q4_1 / Q4_K, else -off * dw). Activations are quantized to int8 blocks of 32
+// with a scale da (per the format's scheme, see ck_act_format) and the block's (and each half's)
+// sum premultiplied by da. Then, per output,
 // strictly in block order:
 //     acc = fma((float)dot(u, q) * dw, da, acc);  acc = fma(mw, da * sum(q), acc)
 // Every path evaluates exactly these fp32 operations in this order, so the SIMD kernels are
@@ -29,8 +30,18 @@ typedef enum {
 
 /// How block scales are stored in the weight format.
 typedef enum { CK_SCALE_NONE = 0, CK_SCALE_FP16 = 1, CK_SCALE_UE8M0 = 2 } ck_scale_format;
-/// Activation operand as the kernel reads it.
-typedef enum { CK_ACT_F32 = 0, CK_ACT_Q8_32 = 1 } ck_act_format;
+/// Activation operand as the kernel reads it: fp32, or int8 blocks of 32 in the canonical form
+/// (ck_act) produced by one of four quantization schemes. Each GGUF format takes the scheme of
+/// the activation type llama.cpp pairs with it (its `vec_dot_type`), so our products see the same
+/// int8 values and scales as llama.cpp's; the MX formats keep our own per-32 scheme.
+///   Q8_32: per 32, da = amax/127 (fp32), q = rint(x * (1/da))              (MX formats)
+///   Q8_0:  per 32, q = rint(x * (127/amax)), da = fp16(amax/127)            (Q4_0, Q5_0, Q8_0)
+///   Q8_1:  as Q8_0, and da*sum is fp16(fp32(amax/127) * sum), as Q8_1's s  (Q4_1)
+///   Q8_K:  per 256, iscale = 127/amax, q = rint(x * iscale), da = 1/iscale (fp32), shared by
+///          the group's 8 blocks                                              (Q4_K, Q6_K)
+/// (llama.cpp's Q8_K scales by -127/max with max the signed extreme; that negates q and da
+/// together, so every product q * da is the same.)
+typedef enum { CK_ACT_F32 = 0, CK_ACT_Q8_32 = 1, CK_ACT_Q8_0 = 2, CK_ACT_Q8_1 = 3, CK_ACT_Q8_K = 4 } ck_act_format;
 
 /// One matmul. Weights are [n][k] (K contiguous); x is [m][k]; y is [m][n] fp32.
 typedef struct {
@@ -101,17 +112,21 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1);
 void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw);
 
 /// Quantized activations: q [m][k] int8; meta [m][k/32][4] fp32 = {da, da*sum, da*sum(0..15),
-/// da*sum(16..31)}; sums [m][k/32] the integer block sums; x the fp32 source (used by the
-/// float formats). Caller-owned memory.
+/// da*sum(16..31)} (da*sum is fp16-rounded under Q8_1); sums [m][k/32] the integer block sums;
+/// x the fp32 source (used by the float formats); format the scheme (ck_act_format, not F32;
+/// Q8_K needs k a multiple of 256). Caller-owned memory.
 typedef struct {
     const float *x;
     int8_t *q;
     float *meta;
     int32_t *sums;
     int64_t m, k;
+    ck_act_format format;
 } ck_act;
 
-/// Quantizes rows [m0, m1) of a->x into a->q / a->meta: da = amax/127, q = rint(x * (1/da)).
+/// Quantizes rows [m0, m1) of a->x into a->q / a->meta with the scheme a->format (see
+/// ck_act_format). The AVX-512 twin implements Q8_32 only; ck_quantize_act runs the AVX2 twin
+/// for the other schemes on that path.
 void ck_quantize_act_ref(const ck_act *a, int64_t m0, int64_t m1);
 void ck_quantize_act_avx512(const ck_act *a, int64_t m0, int64_t m1);
 void ck_quantize_act_avx2(const ck_act *a, int64_t m0, int64_t m1);

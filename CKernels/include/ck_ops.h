@@ -20,6 +20,9 @@ void ck_rope(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t
 /// x[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)); result written to `gate`.
 void ck_swiglu(float *gate, const float *up, int64_t n);
 /// x[i] = gelu_tanh(gate[i]) * up[i], the tanh approximation; result written to `gate`.
+/// gelu is looked up the way llama.cpp's CPU backend does (GGML_GELU_FP16): gate <= -10 gives 0,
+/// gate >= 10 gives gate, otherwise the fp16-rounded gelu_tanh of fp16(gate) from a 65536-entry
+/// table built on first use (so the result carries fp16 precision, like llama.cpp's).
 void ck_geglu(float *gate, const float *up, int64_t n);
 
 /// y[i] += x[i].

@@ -87,7 +87,10 @@ void ck_quantize_act(const ck_act *a, int threads, int path) {
     const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
     job j = {0};
     j.a = a;
-    j.quantize = p == CK_PATH_AVX512 ? ck_quantize_act_avx512 : p == CK_PATH_AVX2 ? ck_quantize_act_avx2 : ck_quantize_act_ref;
+    // The AVX-512 quantizer implements our Q8_32 scheme only; the llama.cpp-compatible schemes
+    // run on the AVX2 twin (every AVX-512 CPU has AVX2; the result is bit-identical anyway).
+    j.quantize = p == CK_PATH_AVX512 && a->format == CK_ACT_Q8_32 ? ck_quantize_act_avx512
+               : p != CK_PATH_REF ? ck_quantize_act_avx2 : ck_quantize_act_ref;
     // Small inputs (decode) are cheaper on one thread than a fork/join.
     if (a->m * a->k < 65536) threads = 1;
     if (threads > a->m) threads = (int)a->m;

@@ -1,5 +1,6 @@
 // Reference transformer ops; see ck_ops.h for shapes and contracts.
 #include <math.h>
+#include <pthread.h>
 #include "ck_ops.h"
 #include "ck_convert.h"
 
@@ -33,11 +34,28 @@ void ck_swiglu(float *gate, const float *up, int64_t n) {
     }
 }
 
-void ck_geglu(float *gate, const float *up, int64_t n) {
+/// gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in fp32.
+static float gelu_tanh(float x) {
     const float sqrt_2_over_pi = 0.79788456080286535587989211986876f;
+    return 0.5f * x * (1.0f + tanhf(sqrt_2_over_pi * x * (1.0f + 0.044715f * x * x)));
+}
+
+/// gelu_tanh of every fp16 value, rounded to fp16 (2 bytes x 65536), built once on first use.
+static ck_half gelu_table[1 << 16];
+static pthread_once_t gelu_table_once = PTHREAD_ONCE_INIT;
+
+static void build_gelu_table(void) {
+    for (uint32_t h = 0; h < (1u << 16); h++) gelu_table[h] = ck_fp32_to_fp16(gelu_tanh(ck_fp16_to_fp32((ck_half)h)));
+}
+
+void ck_geglu(float *gate, const float *up, int64_t n) {
+    pthread_once(&gelu_table_once, build_gelu_table);
     for (int64_t i = 0; i < n; i++) {
         const float g = gate[i];
-        gate[i] = 0.5f * g * (1.0f + tanhf(sqrt_2_over_pi * g * (1.0f + 0.044715f * g * g))) * up[i];
+        // Outside (-10, 10) gelu is 0 or g to fp32 precision; inside, the fp16 table.
+        if (g <= -10.0f) gate[i] = 0.0f;
+        else if (g >= 10.0f) gate[i] = g * up[i];
+        else gate[i] = ck_fp16_to_fp32(gelu_table[ck_fp32_to_fp16(g)]) * up[i];
     }
 }
 

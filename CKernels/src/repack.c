@@ -13,12 +13,12 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     switch (f) {
     case CK_WF_F32:        return (ck_format_info){1, 4, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
     case CK_WF_F16:        return (ck_format_info){1, 2, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
-    case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
-    case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
-    case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
-    case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_32, 1};
-    case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_32, 0};
-    case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_32, 0};
+    case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
+    case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_1, 1};
+    case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
+    case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
+    case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
+    case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
     case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
     case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};

@@ -37,6 +37,8 @@ public final class MatmulScratch: @unchecked Sendable {
     var act: ck_act
     /// Rows and length of the input last passed to `quantize`.
     public private(set) var rows = 0, k = 0
+    /// The scheme of the int8 blocks now in the scratch (nil: none, only the fp32 input is set).
+    public private(set) var scheme: ActivationQuantization?
 
     public init(maxRows: Int, maxK: Int) {
         precondition(maxRows > 0 && maxK > 0 && maxK % 32 == 0, "maxK must be a positive multiple of 32")
@@ -45,7 +47,7 @@ public final class MatmulScratch: @unchecked Sendable {
         q = .allocate(capacity: maxRows * maxK)
         meta = .allocate(capacity: maxRows * maxK / 32 * 4)
         sums = .allocate(capacity: maxRows * maxK / 32)
-        act = ck_act(x: nil, q: q, meta: meta, sums: sums, m: 0, k: 0)
+        act = ck_act(x: nil, q: q, meta: meta, sums: sums, m: 0, k: 0, format: CK_ACT_Q8_32)
     }
 
     deinit {
@@ -54,15 +56,20 @@ public final class MatmulScratch: @unchecked Sendable {
         sums.deallocate()
     }
 
-    /// Quantizes `x[m][k]` (per 32: int8, scale amax/127, round to nearest even, block sums) and
-    /// remembers `x` for fp32-weight matmuls, so `x` must stay valid until those have run.
-    public func quantize(_ x: UnsafePointer<Float>, m: Int, k: Int, threads: Int = 1, path: KernelPath? = nil) {
-        precondition(m <= maxRows && k <= maxK && k % 32 == 0, "input exceeds the scratch capacity")
+    /// Quantizes `x[m][k]` with `scheme` (int8 blocks of 32, scales, block sums; see
+    /// `ActivationQuantization`) and remembers `x` for fp32-weight matmuls, so `x` must stay
+    /// valid until those have run. A nil scheme only records `x` (fp32 weights need nothing else).
+    public func quantize(_ x: UnsafePointer<Float>, m: Int, k: Int, as scheme: ActivationQuantization?,
+                         threads: Int = 1, path: KernelPath? = nil) {
+        precondition(m <= maxRows && k <= maxK && k % (scheme?.groupSize ?? 32) == 0, "input exceeds the scratch capacity")
         rows = m
         self.k = k
+        self.scheme = scheme
         act.x = x
         act.m = Int64(m)
         act.k = Int64(k)
+        guard let scheme else { return }
+        act.format = scheme.ck
         withUnsafePointer(to: &act) { ck_quantize_act($0, Int32(threads), path.map { Int32($0.rawValue) } ?? -1) }
     }
 
@@ -79,15 +86,18 @@ public final class MatmulScratch: @unchecked Sendable {
 /// implementation for this call (tests, benchmarks); nil uses `KernelPath.active`.
 public func matmul(_ w: WeightMatrix, x: UnsafePointer<Float>, m: Int, y: UnsafeMutablePointer<Float>,
                    scratch: MatmulScratch, threads: Int, accumulate: Bool = false, path: KernelPath? = nil) {
-    scratch.quantize(x, m: m, k: w.k, threads: threads, path: path)
+    scratch.quantize(x, m: m, k: w.k, as: w.format.activationQuantization, threads: threads, path: path)
     matmul(w, quantized: scratch, y: y, threads: threads, accumulate: accumulate, path: path)
 }
 
 /// `y[rows][n] (+)= x · Wᵀ` for the input last quantized into `scratch` (see
-/// `MatmulScratch.quantize`), so Q/K/V or gate/up share one activation quantization.
+/// `MatmulScratch.quantize`; its scheme must be the weight format's), so Q/K/V or gate/up share
+/// one activation quantization.
 public func matmul(_ w: WeightMatrix, quantized scratch: MatmulScratch, y: UnsafeMutablePointer<Float>,
                    threads: Int, accumulate: Bool = false, path: KernelPath? = nil) {
     precondition(scratch.k == w.k, "activation length \(scratch.k) does not match weight k = \(w.k)")
+    precondition(w.format.activationQuantization.map { $0 == scratch.scheme } ?? true,
+                 "\(w.name): activations quantized as \(scratch.scheme.map { "\($0)" } ?? "none"), the format needs \(w.format.activationQuantization!)")
     let desc = MatmulDescriptor(m: scratch.rows, n: w.n, k: w.k, weightFormat: w.format, accumulate: accumulate)
     run(desc, w, scratch, y, threads, path)
 }
@@ -97,6 +107,7 @@ public func matmul(_ desc: MatmulDescriptor, weights w: WeightMatrix, quantized 
                    y: UnsafeMutablePointer<Float>, threads: Int, path: KernelPath? = nil) {
     precondition(desc.n == w.n && desc.k == w.k && desc.weightFormat == w.format, "descriptor does not match the weights")
     precondition(desc.m == scratch.rows && desc.k == scratch.k, "descriptor does not match the quantized input")
+    precondition(w.format.activationQuantization.map { $0 == scratch.scheme } ?? true, "activations quantized with another scheme")
     run(desc, w, scratch, y, threads, path)
 }
 

@@ -35,6 +35,11 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     /// Whether the kernels multiply this format with int8-quantized activations (otherwise fp32).
     public var usesQuantizedActivations: Bool { info.int8_path != 0 }
 
+    /// How the kernels quantize activations for this format (nil: fp32 activations). The GGUF
+    /// formats take llama.cpp's pairing (Q4_0/Q5_0/Q8_0 → Q8_0, Q4_1 → Q8_1, K-quants → Q8_K),
+    /// so their int8 products equal llama.cpp's; the MX formats use our per-32 scheme.
+    public var activationQuantization: ActivationQuantization? { ActivationQuantization(info.act) }
+
     /// The scale encoding (`fp16` for GGUF types, `ue8m0` for MX, none for F32/F16).
     public var scaleFormat: ScaleFormat {
         switch info.scale {
@@ -64,6 +69,41 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     }
 
     var info: ck_format_info { ck_weight_format_info(ck) }
+}
+
+/// An activation quantization scheme (CKernels' `ck_act_format`; all produce int8 blocks of 32
+/// with a scale and scaled block sums).
+public enum ActivationQuantization: String, Sendable, CaseIterable {
+    /// Per 32: scale amax/127 (fp32), q = rint(x / scale). Ours, for the MX formats.
+    case q8_32
+    /// Per 32: q = rint(x · 127/amax), scale fp16(amax/127). llama.cpp's Q8_0 (x86).
+    case q8_0
+    /// As q8_0, with scale·sum rounded through fp16 from the fp32 scale. llama.cpp's Q8_1.
+    case q8_1
+    /// Per 256: q = rint(x · 127/amax), scale 1/(127/amax) in fp32. llama.cpp's Q8_K.
+    case q8_K
+
+    init?(_ f: ck_act_format) {
+        switch f {
+        case CK_ACT_Q8_32: self = .q8_32
+        case CK_ACT_Q8_0: self = .q8_0
+        case CK_ACT_Q8_1: self = .q8_1
+        case CK_ACT_Q8_K: self = .q8_K
+        default: return nil
+        }
+    }
+
+    var ck: ck_act_format {
+        switch self {
+        case .q8_32: return CK_ACT_Q8_32
+        case .q8_0: return CK_ACT_Q8_0
+        case .q8_1: return CK_ACT_Q8_1
+        case .q8_K: return CK_ACT_Q8_K
+        }
+    }
+
+    /// Elements sharing one scale.
+    public var groupSize: Int { self == .q8_K ? 256 : 32 }
 }
 
 /// How a weight format stores its block scales.

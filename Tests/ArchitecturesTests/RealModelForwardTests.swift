@@ -12,6 +12,8 @@ struct Agreement {
     var worstDisagreementMargin: Float = 0
     var freeRunEqual = 0
     var freeRunEnd = ""
+    /// The free-run step whose token differs from llama.cpp's (nil: none before the near-tie).
+    var freeRunDivergence: Int?
 }
 
 /// Compares the model with llama.cpp's record: last-prompt logits, teacher-forced argmax over the
@@ -23,10 +25,6 @@ func compare(_ model: any CausalLanguageModel, with record: GreedyRecord, logits
     let forced = model.makeState(contextSize: n + steps, maxBatch: 512)
     let tokens = record.prompt_ids + record.gen_ids.dropLast()
     let all = try #require(model.forward(tokens, state: forced, logitRows: n - 1..<n - 1 + steps))
-    let last = all.copyRow(0)
-    let diffs = zip(last, reference).map { abs($0 - $1) }
-    a.maxDiff = diffs.max()!
-    a.rms = (diffs.reduce(0) { $0 + $1 * $1 } / Float(diffs.count)).squareRoot()
     for step in 0..<steps {
         a.teacherForcedSteps += 1
         if Int32(argmax(all.copyRow(step))) == record.gen_ids[step] {
@@ -35,12 +33,21 @@ func compare(_ model: any CausalLanguageModel, with record: GreedyRecord, logits
             a.worstDisagreementMargin = max(a.worstDisagreementMargin, record.top1_top2_margin[step])
         }
     }
+    // Logits of the prompt alone as one batch, as llama.cpp's reference run decoded it.
     let state = model.makeState(contextSize: n + steps, maxBatch: 512)
-    var next = Int32(argmax(try #require(model.forward(record.prompt_ids, state: state, logitRows: n - 1..<n)).copyRow(0)))
+    let last = try #require(model.forward(record.prompt_ids, state: state, logitRows: n - 1..<n)).copyRow(0)
+    let diffs = zip(last, reference).map { abs($0 - $1) }
+    a.maxDiff = diffs.max()!
+    a.rms = (diffs.reduce(0) { $0 + $1 * $1 } / Float(diffs.count)).squareRoot()
+    var next = Int32(argmax(last))
     a.freeRunEnd = "all \(steps)"
     for step in 0..<steps {
         if record.top1_top2_margin[step] < nearTie { a.freeRunEnd = "near-tie at step \(step)"; break }
-        if next != record.gen_ids[step] { a.freeRunEnd = "differs at step \(step) (margin \(record.top1_top2_margin[step]))"; break }
+        if next != record.gen_ids[step] {
+            a.freeRunEnd = "differs at step \(step) (margin \(record.top1_top2_margin[step]))"
+            a.freeRunDivergence = step
+            break
+        }
         a.freeRunEqual += 1
         next = Int32(argmax(try #require(model.forward([next], state: state, logitRows: 0..<1)).copyRow(0)))
     }
@@ -48,25 +55,46 @@ func compare(_ model: any CausalLanguageModel, with record: GreedyRecord, logits
 }
 
 @Suite(.serialized) struct RealModelForwardTests {
-    /// Both our paths differ from llama.cpp by a logit RMS of about 0.1–0.3 on these models:
-    /// llama.cpp quantizes activations to 8 bits with its own block layout and rounding (Q8_1 for
-    /// Q4_1, Q8_K per 256 for K-quants), the fp32 path does not quantize them at all, and the
-    /// native path quantizes them per 32 with fp32 scales. (Measured: simulating llama.cpp's
-    /// activation rounding in the fp32 path moves it by the same amount.) So the prompt top-1 must
-    /// agree, and every teacher-forced step whose llama.cpp margin is at least `decisiveMargin`
-    /// must pick llama.cpp's token.
+    /// Our native path uses llama.cpp's activation quantization for each GGUF format (Q8_0, Q8_1,
+    /// Q8_K) and its fp16 GELU table, so per op it computes llama.cpp's int8 products; what is
+    /// left is fp32 summation order. That still leaves a logit RMS of 0.1–0.45 against the
+    /// reference, because int8 rounding amplifies any tiny difference: one element that lands on
+    /// the other side of a rounding boundary moves the next matmul's inputs, and within a few
+    /// layers the two runs differ by a full activation-rounding noise. llama.cpp itself shows it:
+    /// the same commit built for this AVX2 machine differs from the AVX-512 reference run by RMS
+    /// 0.08–0.17 (SmolLM2) and 0.19–0.46 (Gemma), and its greedy decode leaves the reference on
+    /// Gemma prompts 2 and 5 at margins 0.116 and 0.244. The fp32 path does not quantize
+    /// activations at all.
+    ///
+    /// So: the logits stay within the measured bounds below; every teacher-forced step whose
+    /// llama.cpp margin is at least `decisiveMargin` picks llama.cpp's token; and the native
+    /// free-running greedy decode equals llama.cpp's up to its first step with a margin below
+    /// `freeRunNearTie` (set above the 0.244 at which llama.cpp's own AVX2 build diverges).
     static let decisiveMargin: Float = 1.0
+    static let freeRunNearTie: Float = 0.25
+    /// Per (model, weights): bounds on last-prompt logits max |Δ| and RMS, about 1.2x the worst of
+    /// the six prompts measured (native: SmolLM2 0.74 / 0.224, Gemma 1.43 / 0.44; f32: 0.63 / 0.175,
+    /// 1.65 / 0.85).
+    static let logitBounds: [String: (max: Float, rms: Float)] = [
+        "smollm native": (0.9, 0.27), "gemma native": (1.75, 0.53),
+        "smollm f32": (0.8, 0.22), "gemma f32": (2.0, 1.0),
+    ]
 
     @Test(arguments: [("smollm", "native"), ("gemma", "native"), ("smollm", "f32"), ("gemma", "f32")])
     func agreesWithLlamaCpp(_ key: String, _ weights: String) throws {
         let model = try loadModel(try GGUFFile(path: ReferenceData.modelPath(key)), weights: WeightMode(argument: weights)!)
+        let bound = try #require(Self.logitBounds["\(key) \(weights)"])
         var lines: [String] = []
         for record in try ReferenceData.greedy(key) {
             let reference = try ReferenceData.logits(key, prompt: record.prompt_index)
             let a = try compare(model, with: record, logits: reference, nearTie: 0.1)
             let tag = "\(key) \(weights) prompt \(record.prompt_index)"
-            #expect(a.maxDiff < 2.0 && a.rms < 1.0, "\(tag): max |Δ| \(a.maxDiff), RMS \(a.rms)")
+            #expect(a.maxDiff <= bound.max && a.rms <= bound.rms, "\(tag): max |Δ| \(a.maxDiff), RMS \(a.rms)")
             #expect(a.worstDisagreementMargin < Self.decisiveMargin, "\(tag): disagrees where llama.cpp's margin is \(a.worstDisagreementMargin)")
+            if weights == "native", let step = a.freeRunDivergence {
+                #expect(record.top1_top2_margin[0...step].contains { $0 < Self.freeRunNearTie },
+                        "\(tag): free-run greedy differs at step \(step) before any margin below \(Self.freeRunNearTie)")
+            }
             lines.append("\(tag): logits max|Δ| \(a.maxDiff) RMS \(a.rms); teacher-forced \(a.teacherForcedEqual)/\(a.teacherForcedSteps) "
                 + "(worst disagreement margin \(a.worstDisagreementMargin)); free-run \(a.freeRunEqual) equal, \(a.freeRunEnd)")
         }

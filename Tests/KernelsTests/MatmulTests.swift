@@ -9,42 +9,65 @@ let simdPaths: [KernelPath] = [.avx2, .avx512].filter { $0.rawValue <= KernelPat
 func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
 
 @Suite struct MatmulTests {
-    /// Activation quantization: |q| <= 127, the scale is amax/127, reconstruction within half a
-    /// step, block sums exact; and every path produces the same bytes.
-    @Test func activationQuantization() {
-        let m = 5, k = 96
+    /// Activation quantization, every scheme: |q| <= 127; q and the scale follow the scheme's
+    /// definition (Q8_0 / Q8_1 / Q8_K as llama.cpp's x86 quantizers, Q8_32 ours); reconstruction
+    /// within half a step (plus the fp16 rounding of the scale); block sums exact; and every path
+    /// produces the same bytes.
+    @Test(arguments: ActivationQuantization.allCases)
+    func activationQuantization(_ scheme: ActivationQuantization) {
+        let m = 5, k = 768
         var x = gaussians(m * k, seed: 11)
-        for i in 0..<32 { x[32 + i] = 0 }                 // an all-zero block
+        for i in 0..<32 { x[32 + i] = 0 }                 // an all-zero 32-block
+        for i in 0..<256 { x[512 + i] = 0 }               // an all-zero 256-group
         x[70] = 0x1p-130                                    // a subnormal
+        x[k + 300] = 40                                     // an outlier that sets its 256-group's scale
         let ref = MatmulScratch(maxRows: m, maxK: k)
-        x.withUnsafeBufferPointer { ref.quantize($0.baseAddress!, m: m, k: k, path: .ref) }
+        x.withUnsafeBufferPointer { ref.quantize($0.baseAddress!, m: m, k: k, as: scheme, path: .ref) }
+        let g = scheme.groupSize
         for r in 0..<m {
             let q = ref.quantizedRow(r), meta = ref.blockMeta(r)
             for b in 0..<(k / 32) {
-                let amax = (0..<32).map { abs(x[r * k + b * 32 + $0]) }.max()!
-                let d = meta[4 * b]
-                #expect(d == amax / 127)
+                let group = (b * 32 / g * g)..<(b * 32 / g * g + g)
+                let amax = group.map { abs(x[r * k + $0]) }.max()!
+                let d = amax / 127, inv: Float = amax == 0 ? 0 : 127 / amax
+                let scale: Float
+                switch scheme {
+                case .q8_32: scale = d
+                case .q8_0, .q8_1: scale = Float(Float16(d))
+                case .q8_K: scale = inv == 0 ? 0 : 1 / inv
+                }
+                #expect(meta[4 * b] == scale, "\(scheme) row \(r) block \(b)")
                 var s = 0, s0 = 0
                 for i in 0..<32 {
-                    let qi = Int(q[b * 32 + i])
+                    let xi = x[r * k + b * 32 + i], qi = Int(q[b * 32 + i])
                     #expect(abs(qi) <= 127)
-                    #expect(abs(Float(qi) * d - x[r * k + b * 32 + i]) <= d / 2 * 1.0001 + 1e-38)
+                    let expected = scheme == .q8_32 ? (d == 0 ? 0 : xi * (1 / d)) : xi * inv
+                    #expect(qi == Int(expected.rounded(.toNearestOrEven)), "\(scheme) row \(r) element \(b * 32 + i)")
+                    #expect(abs(Float(qi) * scale - xi) <= d * (0.5 + 127 / 2048) * 1.0001 + 1e-38)
                     s += qi
                     if i < 16 { s0 += qi }
                 }
                 #expect(ref.blockSums(r)[b] == Int32(s))
-                #expect(meta[4 * b + 1] == d * Float(s) && meta[4 * b + 2] == d * Float(s0) && meta[4 * b + 3] == d * Float(s - s0))
+                let scaledSum = scheme == .q8_1 ? Float(Float16(d * Float(s))) : scale * Float(s)
+                #expect(meta[4 * b + 1] == scaledSum && meta[4 * b + 2] == scale * Float(s0) && meta[4 * b + 3] == scale * Float(s - s0))
             }
         }
         for path in simdPaths {
             let fast = MatmulScratch(maxRows: m, maxK: k)
-            x.withUnsafeBufferPointer { fast.quantize($0.baseAddress!, m: m, k: k, threads: 2, path: path) }
+            x.withUnsafeBufferPointer { fast.quantize($0.baseAddress!, m: m, k: k, as: scheme, threads: 2, path: path) }
             for r in 0..<m {
-                #expect(fast.quantizedRow(r) == ref.quantizedRow(r), "\(path) row \(r)")
-                #expect(fast.blockMeta(r) == ref.blockMeta(r), "\(path) row \(r)")
-                #expect(fast.blockSums(r) == ref.blockSums(r), "\(path) row \(r)")
+                #expect(fast.quantizedRow(r) == ref.quantizedRow(r), "\(scheme) \(path) row \(r)")
+                #expect(fast.blockMeta(r) == ref.blockMeta(r), "\(scheme) \(path) row \(r)")
+                #expect(fast.blockSums(r) == ref.blockSums(r), "\(scheme) \(path) row \(r)")
             }
         }
+    }
+
+    /// Each GGUF format takes llama.cpp's activation type; the MX formats ours; floats none.
+    @Test func activationSchemePerFormat() {
+        let expected: [WeightFormat: ActivationQuantization] = [.q4_0: .q8_0, .q5_0: .q8_0, .q8_0: .q8_0, .q4_1: .q8_1,
+                                                                .q4_K: .q8_K, .q6_K: .q8_K, .mxint8: .q8_32, .mxfp4: .q8_32]
+        for f in allFormats { #expect(f.activationQuantization == expected[f], "\(f)") }
     }
 
     /// The reference kernel against an fp64 product on the independently dequantized weights,
@@ -55,8 +78,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         let m = 3, n = 21, k = oddK(format)
         let w = try randomWeights(format, n: n, k: k, seed: 100 + UInt64(format.hashValue & 0xFFFF))
         let x = gaussians(m * k, seed: 5)
-        let (expected, bound) = naiveWithBound(w.dequantized(), n: n, k: k, x, m: m,
-                                               quantizedActivations: format.usesQuantizedActivations)
+        let (expected, bound) = naiveWithBound(w.dequantized(), n: n, k: k, x, m: m, scheme: format.activationQuantization)
         let y = runMatmul(w, x, m: m, path: .ref)
         var worst = 0.0
         for i in 0..<(m * n) {
@@ -116,20 +138,22 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
-    /// One activation quantization shared by two weights equals two separate calls.
+    /// Ops.linear over weights reading one input quantizes once per scheme (Q4_1 → Q8_1, Q8_0 and
+    /// Q5_0 → Q8_0, F32 → none) and equals separate calls.
     @Test func sharedQuantizedInput() throws {
         let m = 4, k = 576
-        let wq = try randomWeights(.q4_1, n: 40, k: k, seed: 1), wk = try randomWeights(.q8_0, n: 24, k: k, seed: 2)
+        let ws = [try randomWeights(.q4_1, n: 40, k: k, seed: 1), try randomWeights(.q8_0, n: 24, k: k, seed: 2),
+                  try randomWeights(.f32, n: 8, k: k, seed: 4), try randomWeights(.q5_0, n: 16, k: k, seed: 5)]
         let x = gaussians(m * k, seed: 3)
         let scratch = MatmulScratch(maxRows: 8, maxK: 1536)
-        var yq = [Float](repeating: 0, count: m * 40), yk = [Float](repeating: 0, count: m * 24)
-        x.withUnsafeBufferPointer { xp in
-            scratch.quantize(xp.baseAddress!, m: m, k: k)
-            yq.withUnsafeMutableBufferPointer { matmul(wq, quantized: scratch, y: $0.baseAddress!, threads: 2) }
-            yk.withUnsafeMutableBufferPointer { matmul(wk, quantized: scratch, y: $0.baseAddress!, threads: 1) }
+        let input = Matrix(rows: 8, columns: k)
+        for r in 0..<m { for c in 0..<k { input.row(r)[c] = x[r * k + c] } }
+        let outs = ws.map { Matrix(rows: 8, columns: $0.n) }
+        Ops.linear(input, rows: m, weights: ws, into: outs, scratch: scratch, threads: 2)
+        for (w, y) in zip(ws, outs) {
+            let got = (0..<(m * w.n)).map { y.row($0 / w.n)[$0 % w.n] }
+            #expect(got == runMatmul(w, x, m: m, path: KernelPath.active), "\(w.format)")
         }
-        #expect(yq == runMatmul(wq, x, m: m, path: KernelPath.active))
-        #expect(yk == runMatmul(wk, x, m: m, path: KernelPath.active))
     }
 
     /// Decode streams the repacked bytes, so for the fp16-scaled GGUF formats the repacked layout

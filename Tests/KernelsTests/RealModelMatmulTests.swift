@@ -30,7 +30,7 @@ import Testing
             #expect(w.k == t.shape[0] && w.n == t.shape[1])
             let m = 2
             let x = gaussians(m * w.k, seed: 9)
-            let (expected, bound) = naiveWithBound(w.dequantized(), n: w.n, k: w.k, x, m: m, quantizedActivations: true)
+            let (expected, bound) = naiveWithBound(w.dequantized(), n: w.n, k: w.k, x, m: m, scheme: w.format.activationQuantization)
             let ref = runMatmul(w, x, m: m, path: .ref)
             let bad = (0..<(m * w.n)).filter { abs(Double(ref[$0]) - expected[$0]) > bound[$0] }
             #expect(bad.isEmpty, "\(model) \(t.name) \(t.type): \(bad.count) outputs outside the bound")
@@ -60,7 +60,7 @@ import Testing
         let rows = [0, 1, 12345, 49151]
         let wf = try dequantizeRows(t, in: file, rows: 0..<1) + dequantizeRows(t, in: file, rows: 1..<2)
             + dequantizeRows(t, in: file, rows: 12345..<12346) + dequantizeRows(t, in: file, rows: 49151..<49152)
-        let (expected, bound) = naiveWithBound(wf, n: rows.count, k: w.k, x, m: 1, quantizedActivations: true)
+        let (expected, bound) = naiveWithBound(wf, n: rows.count, k: w.k, x, m: 1, scheme: .q8_0)
         for (i, r) in rows.enumerated() { #expect(abs(Double(ref[r]) - expected[i]) <= bound[i]) }
     }
 }

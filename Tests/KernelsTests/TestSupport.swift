@@ -84,37 +84,46 @@ func runMatmul(_ w: WeightMatrix, _ x: [Float], m: Int, path: KernelPath, thread
 }
 
 /// fp64 x · Wᵀ on the dequantized weights, and a per-output error bound for a kernel that
-/// quantizes activations per 32 to int8 (|x - x̂| <= amax/254 per element) and accumulates in fp32.
-func naiveWithBound(_ wf: [Float], n: Int, k: Int, _ x: [Float], m: Int, quantizedActivations: Bool)
+/// quantizes activations with `scheme` (nil: fp32) and accumulates in fp32: per element half an
+/// activation step (amax/254 over the scheme's group), plus the fp16 rounding of Q8_0/Q8_1's scale
+/// (|q| <= 127 times 2^-11 of it), plus for Q8_1 the fp16 rounding of scale·sum times the block
+/// minimum (bounded by max |w| + 15 · the block's range of w).
+func naiveWithBound(_ wf: [Float], n: Int, k: Int, _ x: [Float], m: Int, scheme: ActivationQuantization?)
     -> (y: [Double], bound: [Double]) {
     var y = [Double](repeating: 0, count: m * n), bound = [Double](repeating: 0, count: m * n)
-    var half = [Double](repeating: 0, count: m * k)   // per element: half an activation quantum
-    if quantizedActivations {
+    var half = [Double](repeating: 0, count: m * k)   // per element: half an activation quantum (+ scale rounding)
+    var step = [Double](repeating: 0, count: m * k / 32)
+    if let scheme {
+        let g = scheme.groupSize, scaleRounding = scheme == .q8_0 || scheme == .q8_1 ? 127.0 / 2048 : 0
         for r in 0..<m {
-            for b in 0..<(k / 32) {
-                let amax = (0..<32).map { abs(Double(x[r * k + b * 32 + $0])) }.max()!
-                for i in 0..<32 { half[r * k + b * 32 + i] = amax / 127 / 2 * 1.0001 }
+            for b in 0..<(k / g) {
+                let amax = (0..<g).map { abs(Double(x[r * k + b * g + $0])) }.max()!
+                for i in 0..<g { half[r * k + b * g + i] = amax / 127 * (0.5 + scaleRounding) * 1.0001 }
+                for j in 0..<(g / 32) { step[r * k / 32 + b * g / 32 + j] = amax / 127 }
             }
         }
     }
+    let sumRounding = scheme == .q8_1
     for r in 0..<m {
         for c in 0..<n {
             var s = 0.0, e = 0.0, mag = 0.0
             for b in 0..<(k / 32) {
-                var wmax = 0.0, xs = 0.0
+                var wmax = 0.0, xs = 0.0, wlo = Double.infinity, whi = -Double.infinity
                 for i in (b * 32)..<(b * 32 + 32) {
                     let wv = Double(wf[c * k + i]), xv = Double(x[r * k + i])
                     s += wv * xv
                     e += abs(wv) * half[r * k + i]
                     wmax = max(wmax, abs(wv))
+                    wlo = min(wlo, wv); whi = max(whi, wv)
                     xs += abs(xv)
                 }
                 mag += wmax * xs
+                if sumRounding { e += (wmax + 15 * (whi - wlo)) * (xs + 16 * step[r * k / 32 + b]) * 0x1p-10 * 1.01 }
             }
             y[r * n + c] = s
             // fp32 rounding of the canonical sequence: a few ulps of each block term (the offset
             // terms are up to 128x the block's max |w| times its sum |x|).
-            bound[r * n + c] = e + (quantizedActivations ? 2.6e-4 : 1e-5) * mag + 1e-30
+            bound[r * n + c] = e + (scheme != nil ? 2.6e-4 : 1e-5) * mag + 1e-30
         }
     }
     return (y, bound)
