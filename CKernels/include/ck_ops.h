@@ -52,8 +52,10 @@ void ck_kv_load_row(ck_kv_format format, const void *row, float *y, int64_t n);
 ///   positions[r] absolute position of query row r; it sees max(0, p - window + 1) ... p
 ///            (window 0 = no window)
 ///   out      [rows][out_stride], same head layout as q
-///   scratch  nthreads blocks of scratch_stride floats (>= max position + 1 + head_dim)
-/// Query head h reads KV head h / (heads / kv_heads). Work is split over (row, head) pairs.
+///   scratch  nthreads blocks of scratch_stride floats (ck_attention_scratch_floats(capacity,
+///            head_dim) with capacity > every position; at least max position + 1 + head_dim)
+/// Query head h reads KV head h / (heads / kv_heads). Decode (few rows) splits the work over
+/// (row, head) pairs; prefill over blocks of rows x the query heads sharing a KV head.
 typedef struct {
     const float *q; int64_t q_stride;
     const uint8_t *k, *v; int64_t row_bytes; ck_kv_format format;
@@ -64,5 +66,7 @@ typedef struct {
 } ck_attention_desc;
 
 void ck_attention(const ck_attention_desc *d, int nthreads);
+/// Floats of scratch one thread needs (scratch_stride) for positions below `capacity`.
+int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim);
 
 #endif

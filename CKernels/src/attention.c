@@ -1,5 +1,6 @@
-// Grouped-query attention over the KV cache (ck_ops.h). One (query row, head) pair is the unit
-// of work: scores q·k over the visible positions, softmax, weighted sum of v.
+// Grouped-query attention over the KV cache (ck_ops.h). Prefill (>= CK_TILED_MIN_ROWS rows, SIMD
+// paths) runs the blocked kernel of attention_tiled.c; otherwise one (query row, head) pair is
+// the unit of work: scores q·k over the visible positions, softmax, weighted sum of v.
 // fp16 rows have an AVX2/F16C twin (head_dim a multiple of 8: 64 and 256 for our models); the
 // block formats decode each position's head segment to fp32 first (the reference for all).
 #include <math.h>
@@ -9,6 +10,7 @@
 #include "ck_dequant.h"
 #include "ck_matmul.h"
 #include "ck_mx.h"
+#include "attention_internal.h"
 
 /// Where one (query row, head) reads and writes.
 typedef struct {
@@ -126,7 +128,11 @@ static void run(void *ctx, int t, int nthreads) {
     }
 }
 
+/// Query rows from which the blocked prefill kernel (attention_tiled.c) takes over.
+#define CK_TILED_MIN_ROWS 4
+
 void ck_attention(const ck_attention_desc *d, int nthreads) {
+    if (d->rows >= CK_TILED_MIN_ROWS && ck_kernel_path_get() != CK_PATH_REF && ck_attention_tiled(d, nthreads)) return;
     job jb = {d, head_ref};
     if (d->format == CK_KV_F16 && ck_kernel_path_get() != CK_PATH_REF && d->head_dim % 8 == 0) jb.fn = head_f16_avx2;
     const int64_t pairs = d->rows * d->heads;

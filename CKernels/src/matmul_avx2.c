@@ -10,13 +10,14 @@
 //   Q8_0 / MXINT8 (<= 255) would saturate: split u = 16*hi + lo into two 4-bit dots (as above)
 //   and combine them in i32 (cheaper than the sign trick: no per-row vpsignb).
 // So the integer dot is exact and the fp32 epilogue is the reference's, lane by lane.
-// Tiles: prefill 4 activation rows x 8 weight rows; decode 1 row x 32 weight rows.
+// Tiles here: decode, 1 row x 8 or 32 weight rows; prefill (M > 1) is matmul_avx2_prefill.c.
 #pragma STDC FP_CONTRACT OFF
 
 #include <immintrin.h>
 #include <math.h>
 #include <string.h>
 #include "ck_matmul.h"
+#include "matmul_avx2_prefill.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
@@ -285,11 +286,9 @@ typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act
         tile(d, w, a, y, m0, h0, nvalid, negoff, KIND, NSC, HASMIN, HS, MT, HT);                              \
     }
 #define TILES(P, KIND, NSC, HASMIN, HS)              \
-    TILE(P##_4x1, KIND, NSC, HASMIN, HS, 4, 1)       \
-    TILE(P##_2x1, KIND, NSC, HASMIN, HS, 2, 1)       \
     TILE(P##_1x1, KIND, NSC, HASMIN, HS, 1, 1)       \
     TILE(P##_1x4, KIND, NSC, HASMIN, HS, 1, 4)       \
-    static const tile_fn P[4] = {P##_4x1, P##_2x1, P##_1x1, P##_1x4};
+    static const tile_fn P[2] = {P##_1x1, P##_1x4};
 
 TILES(t_q4_0, K_U4, 1, 0, 1)
 TILES(t_q4_1, K_U4, 1, 1, 1)
@@ -300,13 +299,6 @@ TILES(t_mxfp4, K_U5, 1, 0, 0)
 TILES(t_q6_K, K_Q6, 2, 0, 0)
 TILES(t_q8_0, K_S8, 1, 0, 1)
 TILES(t_mxint8, K_S8, 1, 0, 0)
-
-/// Halves per L2 chunk in the prefill loop: about 192 KiB of repacked weights.
-static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
-    const int64_t bytes = (k / 32) * ((info->packed4 ? 128 : 256) + (info->half_scales ? 16 : 32) * (info->nsc + info->has_min));
-    const int64_t c = (96 * 1024) / (bytes > 0 ? bytes : 1);
-    return c < 1 ? 1 : c;
-}
 
 /// MXFP8 with fp32 activations, one activation row at a time, HT halves of 8 rows in flight (the
 /// per-block partial sum is a 32-long FMA chain, so independent halves hide its latency).
@@ -371,6 +363,7 @@ T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
         return;
     }
     if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
+    if (d->m > 1) { ck_matmul_avx2_prefill(d, w, a, y, n0, n1); return; }
     const tile_fn *t;
     switch (w->format) {
     case CK_WF_Q4_0: t = t_q4_0; break;
@@ -386,21 +379,7 @@ T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     if (n1 > d->n) n1 = d->n;
     const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
     const int lastvalid = (int)(n1 - (h1 - 1) * 8);
-    if (d->m == 1) {
-        int64_t h = h0;
-        for (; h + 4 <= h1; h += 4) t[3](d, w, a, y, 0, h, h + 4 == h1 ? lastvalid : 8, negoff);
-        for (; h < h1; h++) t[2](d, w, a, y, 0, h, h + 1 == h1 ? lastvalid : 8, negoff);
-        return;
-    }
-    const int64_t ch = chunk_halves(&info, d->k);
-    for (int64_t c0 = h0; c0 < h1; c0 += ch) {
-        const int64_t c1 = c0 + ch < h1 ? c0 + ch : h1;
-        int64_t m = 0;
-        while (m < d->m) {
-            const int64_t left = d->m - m;
-            const int sel = left >= 4 ? 0 : left >= 2 ? 1 : 2;
-            for (int64_t h = c0; h < c1; h++) t[sel](d, w, a, y, m, h, h + 1 == h1 ? lastvalid : 8, negoff);
-            m += sel == 0 ? 4 : sel == 1 ? 2 : 1;
-        }
-    }
+    int64_t h = h0;
+    for (; h + 4 <= h1; h += 4) t[1](d, w, a, y, 0, h, h + 4 == h1 ? lastvalid : 8, negoff);
+    for (; h < h1; h++) t[0](d, w, a, y, 0, h, h + 1 == h1 ? lastvalid : 8, negoff);
 }

@@ -97,7 +97,7 @@ public final class KVCache: @unchecked Sendable {
         let kvHeads = kvDim / headDim
         precondition(q.columns == heads * headDim && out.columns == q.columns && heads % kvHeads == 0)
         precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < capacity }, "position outside the cache")
-        let threads = max(1, threads), stride = capacity + headDim
+        let threads = max(1, threads), stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(headDim)))
         if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
         let positions64 = positions.prefix(rows).map { Int64($0) }
         let k = UnsafePointer<UInt8>((keys + offset(layer, 0)).assumingMemoryBound(to: UInt8.self))

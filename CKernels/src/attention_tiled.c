@@ -1,0 +1,231 @@
+// Attention for many query rows (prefill), AVX2/FMA: blocked so each cached K/V row is decoded
+// to fp32 once per block of queries and every multiply is a full-width vector FMA.
+//
+// Unit of work: one KV head g, up to QL = 32 query vectors = R consecutive query rows x the HG
+// query heads of g's group (lane i = row r0 + i / HG, head hg0 + i % HG). Per unit:
+//   Qt[d][32]        the queries transposed (queries in lanes), built once;
+//   S[p - pmin][32]  scores for every position any lane sees, in chunks of CP positions:
+//                    K rows decoded to fp32 (Kc[CP][hd]), then S[p] = sum_d Kc[p][d] * Qt[d]
+//                    as one FMA per (p, d, 8 lanes), d in order (the reference's dot order);
+//   softmax per lane over its own [first, last] (others masked to 0), exp vectorised;
+//   O[32][hd]        sum_p W[p][lane] * V[p], V rows decoded to fp32 per chunk as well;
+//   out = O / sum.
+// So the K/V decode cost is shared by 32 queries and no score matrix beyond one unit's is kept.
+// Units are handed out dynamically (atomic counter), latest rows (most positions) first.
+#include <immintrin.h>
+#include <math.h>
+#include <stdatomic.h>
+#include "ck_ops.h"
+#include "ck_matmul.h"
+#include "attention_internal.h"
+
+#define T256 __attribute__((target("avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline))
+
+/// Query lanes per unit and positions per decoded K/V chunk.
+enum { QL = 32, CP = 64 };
+
+int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
+    const int64_t tiled = (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)QL * (capacity + QL) + QL * 4;
+    const int64_t simple = capacity + head_dim;
+    return tiled > simple ? tiled : simple;
+}
+
+/// exp(x) for x <= 0 (and -inf), Cephes' expf polynomial after x = n ln2 + r: about 1 ulp.
+/// Inputs below -87 are clamped (their weights are < 2^-125 of the maximum's).
+T256 INLINE __m256 exp_nonpos(__m256 x) {
+    x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+/// Decodes rows p0..p0+n-1 of one KV head (base already offset to the head) into dst[n][hd].
+T256 static void decode_rows(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst) {
+    const int64_t hd = d->head_dim;
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *row = base + (p0 + i) * d->row_bytes;
+        float *o = dst + i * hd;
+        if (d->format == CK_KV_F16) {
+            for (int64_t j = 0; j < hd; j += 8)
+                _mm256_storeu_ps(o + j, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + 2 * j))));
+        } else {
+            ck_kv_load_row(d->format, row, o, hd);
+        }
+    }
+}
+
+/// S[p][lanes 8v..8v+8*NV) = sum_d Kc[p][d] * Qt[d] for NP positions; d ascending.
+T256 INLINE void score_tile(const float *kc, const float *qt, float *s, int64_t hd, int v, const int NP, const int NV) {
+    __m256 acc[4][2];
+    for (int j = 0; j < NP; j++)
+        for (int u = 0; u < NV; u++) acc[j][u] = _mm256_setzero_ps();
+    for (int64_t dd = 0; dd < hd; dd++) {
+        __m256 q[2];
+        for (int u = 0; u < NV; u++) q[u] = _mm256_loadu_ps(qt + dd * QL + 8 * (v + u));
+        for (int j = 0; j < NP; j++) {
+            const __m256 kb = _mm256_broadcast_ss(kc + j * hd + dd);
+            for (int u = 0; u < NV; u++) acc[j][u] = _mm256_fmadd_ps(kb, q[u], acc[j][u]);
+        }
+    }
+    for (int j = 0; j < NP; j++)
+        for (int u = 0; u < NV; u++) _mm256_storeu_ps(s + j * QL + 8 * (v + u), acc[j][u]);
+}
+
+/// O[lanes i..i+NQ)[dims c..c+8*NC) += sum_p W[p][lane] * Vc[p][dims] over n positions.
+T256 INLINE void value_tile(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c,
+                            const int NQ, const int NC) {
+    __m256 acc[4][2];
+    for (int a = 0; a < NQ; a++)
+        for (int u = 0; u < NC; u++) acc[a][u] = _mm256_loadu_ps(o + (i + a) * hd + c + 8 * u);
+    for (int64_t p = 0; p < n; p++) {
+        __m256 vv[2];
+        for (int u = 0; u < NC; u++) vv[u] = _mm256_loadu_ps(vc + p * hd + c + 8 * u);
+        for (int a = 0; a < NQ; a++) {
+            const __m256 wb = _mm256_broadcast_ss(w + p * QL + i + a);
+            for (int u = 0; u < NC; u++) acc[a][u] = _mm256_fmadd_ps(wb, vv[u], acc[a][u]);
+        }
+    }
+    for (int a = 0; a < NQ; a++)
+        for (int u = 0; u < NC; u++) _mm256_storeu_ps(o + (i + a) * hd + c + 8 * u, acc[a][u]);
+}
+
+T256 static void score_4x2(const float *k, const float *q, float *s, int64_t hd, int v) { score_tile(k, q, s, hd, v, 4, 2); }
+T256 static void score_4x1(const float *k, const float *q, float *s, int64_t hd, int v) { score_tile(k, q, s, hd, v, 4, 1); }
+T256 static void score_1x2(const float *k, const float *q, float *s, int64_t hd, int v) { score_tile(k, q, s, hd, v, 1, 2); }
+T256 static void score_1x1(const float *k, const float *q, float *s, int64_t hd, int v) { score_tile(k, q, s, hd, v, 1, 1); }
+T256 static void value_4x2(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c) { value_tile(vc, w, o, n, hd, i, c, 4, 2); }
+T256 static void value_4x1(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c) { value_tile(vc, w, o, n, hd, i, c, 4, 1); }
+
+/// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1.
+T256 static void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *scratch) {
+    const int64_t hd = d->head_dim, group = d->heads / d->kv_heads;
+    const int64_t nq = hg * nr, nv = (nq + 7) / 8;   // real lanes, 8-lane vectors in use
+    float *qt = scratch, *o = qt + QL * hd, *kv = o + QL * hd, *s = kv + CP * hd;
+    int32_t first[QL], last[QL];
+    int64_t pmin = INT64_MAX, pmax = -1;
+    for (int64_t i = 0; i < nv * 8; i++) {
+        const int64_t li = i < nq ? i : nq - 1;   // padding lanes repeat the last real query
+        const int64_t r = r0 + li / hg, h = g * group + hg0 + li % hg;
+        const int64_t l = d->positions[r];
+        const int64_t f = d->window > 0 && l - d->window + 1 > 0 ? l - d->window + 1 : 0;
+        first[i] = (int32_t)f;
+        last[i] = (int32_t)l;
+        if (f < pmin) pmin = f;
+        if (l > pmax) pmax = l;
+        const float *q = d->q + r * d->q_stride + h * hd;
+        for (int64_t dd = 0; dd < hd; dd++) qt[dd * QL + i] = q[dd];
+    }
+    const uint8_t *kbase = d->k + ck_kv_row_bytes(d->format, g * hd), *vbase = d->v + ck_kv_row_bytes(d->format, g * hd);
+    const int64_t npos = pmax - pmin + 1;
+
+    // Scores.
+    for (int64_t c0 = 0; c0 < npos; c0 += CP) {
+        const int64_t cn = npos - c0 < CP ? npos - c0 : CP;
+        decode_rows(d, kbase, pmin + c0, cn, kv);
+        int64_t p = 0;
+        for (; p + 4 <= cn; p += 4) {
+            int v = 0;
+            for (; v + 2 <= nv; v += 2) score_4x2(kv + p * hd, qt, s + (c0 + p) * QL, hd, v);
+            if (v < nv) score_4x1(kv + p * hd, qt, s + (c0 + p) * QL, hd, v);
+        }
+        for (; p < cn; p++) {
+            int v = 0;
+            for (; v + 2 <= nv; v += 2) score_1x2(kv + p * hd, qt, s + (c0 + p) * QL, hd, v);
+            if (v < nv) score_1x1(kv + p * hd, qt, s + (c0 + p) * QL, hd, v);
+        }
+    }
+
+    // Softmax per lane over its visible positions; masked weights are exactly 0.
+    float inv[QL];
+    for (int64_t v = 0; v < nv; v++) {
+        const __m256i fv = _mm256_loadu_si256((const __m256i *)(first + 8 * v));
+        const __m256i lv = _mm256_loadu_si256((const __m256i *)(last + 8 * v));
+        const __m256 ninf = _mm256_set1_ps(-INFINITY);
+        __m256 mx = ninf;
+        for (int64_t p = 0; p < npos; p++) {
+            const __m256i pv = _mm256_set1_epi32((int32_t)(pmin + p));
+            const __m256 out = _mm256_castsi256_ps(_mm256_or_si256(_mm256_cmpgt_epi32(fv, pv), _mm256_cmpgt_epi32(pv, lv)));
+            mx = _mm256_max_ps(mx, _mm256_blendv_ps(_mm256_loadu_ps(s + p * QL + 8 * v), ninf, out));
+        }
+        __m256 sum = _mm256_setzero_ps();
+        for (int64_t p = 0; p < npos; p++) {
+            const __m256i pv = _mm256_set1_epi32((int32_t)(pmin + p));
+            const __m256 out = _mm256_castsi256_ps(_mm256_or_si256(_mm256_cmpgt_epi32(fv, pv), _mm256_cmpgt_epi32(pv, lv)));
+            const __m256 w = _mm256_andnot_ps(out, exp_nonpos(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), mx)));
+            _mm256_storeu_ps(s + p * QL + 8 * v, w);
+            sum = _mm256_add_ps(sum, w);
+        }
+        _mm256_storeu_ps(inv + 8 * v, _mm256_div_ps(_mm256_set1_ps(1.0f), sum));
+    }
+
+    // Weighted sum of values.
+    const int64_t nl = nv * 8;
+    for (int64_t i = 0; i < nl * hd; i += 8) _mm256_storeu_ps(o + i, _mm256_setzero_ps());
+    for (int64_t c0 = 0; c0 < npos; c0 += CP) {
+        const int64_t cn = npos - c0 < CP ? npos - c0 : CP;
+        decode_rows(d, vbase, pmin + c0, cn, kv);
+        for (int i = 0; i < nl; i += 4) {
+            int64_t c = 0;
+            for (; c + 16 <= hd; c += 16) value_4x2(kv, s + c0 * QL, o, cn, hd, i, c);
+            if (c < hd) value_4x1(kv, s + c0 * QL, o, cn, hd, i, c);
+        }
+    }
+    for (int64_t i = 0; i < nq; i++) {
+        const int64_t r = r0 + i / hg, h = g * group + hg0 + i % hg;
+        float *out = d->out + r * d->out_stride + h * hd;
+        const __m256 sc = _mm256_set1_ps(inv[i]);
+        for (int64_t dd = 0; dd < hd; dd += 8) _mm256_storeu_ps(out + dd, _mm256_mul_ps(_mm256_loadu_ps(o + i * hd + dd), sc));
+    }
+}
+
+typedef struct {
+    const ck_attention_desc *d;
+    int64_t hg, rows_per_unit, row_blocks, subgroups, units;
+    _Atomic int64_t next;
+} tiled_job;
+
+static void run_tiled(void *ctx, int t, int nthreads) {
+    (void)nthreads;
+    tiled_job *j = ctx;
+    const ck_attention_desc *d = j->d;
+    const int64_t group = d->heads / d->kv_heads;
+    float *scratch = d->scratch + (int64_t)t * d->scratch_stride;
+    for (;;) {
+        const int64_t u = atomic_fetch_add(&j->next, 1);
+        if (u >= j->units) break;
+        const int64_t per_block = d->kv_heads * j->subgroups;
+        const int64_t rb = j->row_blocks - 1 - u / per_block, g = (u % per_block) / j->subgroups, sg = u % j->subgroups;
+        const int64_t r0 = rb * j->rows_per_unit, nr = d->rows - r0 < j->rows_per_unit ? d->rows - r0 : j->rows_per_unit;
+        const int64_t hg0 = sg * j->hg, hg = group - hg0 < j->hg ? group - hg0 : j->hg;
+        unit(d, g, hg0, hg, r0, nr, scratch);
+    }
+}
+
+int ck_attention_tiled(const ck_attention_desc *d, int nthreads) {
+    int64_t cap = 0;
+    for (int64_t r = 0; r < d->rows; r++) cap = d->positions[r] + 1 > cap ? d->positions[r] + 1 : cap;
+    if (d->head_dim % 8 != 0 || d->scratch_stride < ck_attention_scratch_floats(cap, d->head_dim)) return 0;
+    const int64_t group = d->heads / d->kv_heads;
+    tiled_job j;
+    j.d = d;
+    j.hg = group < QL ? group : QL;
+    j.subgroups = (group + j.hg - 1) / j.hg;
+    j.rows_per_unit = QL / j.hg;
+    j.row_blocks = (d->rows + j.rows_per_unit - 1) / j.rows_per_unit;
+    j.units = j.row_blocks * d->kv_heads * j.subgroups;
+    atomic_init(&j.next, 0);
+    if (nthreads > j.units) nthreads = (int)j.units;
+    ck_parallel(run_tiled, &j, nthreads < 1 ? 1 : nthreads);
+    return 1;
+}

@@ -1,0 +1,28 @@
+// Private inline helpers of the AVX2 matmul kernels (see matmul_avx2.c for the value classes
+// and why each i16 partial sum cannot saturate).
+#ifndef CK_MATMUL_AVX2_COMMON_H
+#define CK_MATMUL_AVX2_COMMON_H
+
+#include <immintrin.h>
+#include <string.h>
+#include "ck_matmul.h"
+
+#define T256 __attribute__((target("avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline))
+/// Constant-trip loops over tile rows, halves and quads: unrolled so accumulators stay in registers.
+#define UNROLL _Pragma("clang loop unroll(full)")
+
+/// 4 activation bytes broadcast to all 8 dwords (one load-port broadcast).
+T256 INLINE __m256i ck_bcast4(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+/// 8 scales from a repacked scale plane: fp16 (exact widening) or fp32.
+T256 INLINE __m256 ck_load_scales8(const void *base, int64_t i, const int HS) {
+    return HS ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const ck_half *)base + i)))
+              : _mm256_loadu_ps((const float *)base + i);
+}
+
+#endif

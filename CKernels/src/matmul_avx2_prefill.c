@@ -1,0 +1,254 @@
+// AVX2 prefill matmul (M > 1): the ck_matmul_avx2 path for every integer format when more than
+// one activation row is multiplied. Bit-identical to ck_matmul_ref (same integer dots, same fp32
+// epilogue in the same order; see ck_matmul.h).
+//
+// Register tile: MT = 4 activation rows x HT = 2 halves (one 16-row group: 16 weight rows), the
+// whole K. Per block and quad each weight vector is loaded (and its nibbles unpacked) once and
+// feeds 4 rows, and each 4-byte activation broadcast feeds both halves, so one `vpmaddubsw`
+// costs about one `vpaddw`, half a broadcast and a quarter of an unpack. i16 partials (8 of
+// them) stay in registers for the block; the fp32 accumulators are left to the compiler (they
+// are touched once per block). Q8_0 / MXINT8 need two nibble partials per output, so they use
+// HT = 1.
+//
+// Loop nest per call (output rows [n0, n1), all M rows): chunks of halves whose repacked
+// weights fit comfortably in L2 (~128 KiB), then 4-row activation tiles (4 x K int8, L1), then
+// the chunk's groups. Each weight byte is read from DRAM once per call and from L2 once per
+// activation tile.
+#pragma STDC FP_CONTRACT OFF
+
+#include "matmul_avx2_common.h"
+#include "matmul_avx2_prefill.h"
+
+/// Value classes in the repacked layout (see matmul_avx2.c for the saturation bounds).
+enum {
+    P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial
+    P_U5 = 1,   ///< bytes <= 31 (Q5_0, MXFP4): flush every 4 quads
+    P_Q6 = 2,   ///< bytes <= 63 (Q6_K): flush every 2 quads, two dots (one per 16 elements)
+    P_S8 = 3,   ///< bytes <= 255 (Q8_0, MXINT8): split into two nibble dots
+};
+
+/// Scheduling pin at the end of each quad: the weight and activation pointers pass through an
+/// empty asm that also "reads" this quad's partial sums, so clang cannot hoist the next quads'
+/// loads and nibble unpacks above this quad's multiplies (it otherwise unpacks a whole block up
+/// front and spills). Emits no instruction; only the compiler sees the dependency.
+#define PIN(bq, ab, v) __asm__ volatile("" : "+r"(bq), "+r"(ab) : "x"(v))
+
+/// Largest tile (array bounds; the tiles use constant MT <= 4, HT <= 2).
+enum { MTX = 4, HTX = 2 };
+
+/// What every tile of one call reads.
+typedef struct {
+    const uint8_t *qs;
+    const void *dw, *mw;
+    const float *meta;
+    const int8_t *aq;
+    float *y;
+    int64_t k, nb, n;
+    int accumulate;
+    float negoff;
+} pctx;
+
+/// Rows m0..m0+MT-1 x halves h0..h0+HT-1 (h0 even when HT = 2), whole K. nvalid: valid rows
+/// of the last half (rows past n are padding and are not stored).
+T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const int KIND, const int NSC,
+                       const int HASMIN, const int HS, const int MT, const int HT) {
+    const int64_t k = c->k, nb = c->nb, qb = KIND == P_U4 ? 256 : 512;
+    const int64_t g = h0 / 2, side = h0 % 2;
+    const uint8_t *const qs = c->qs + g * nb * qb + 32 * side;
+    const int8_t *const aq = c->aq + m0 * k;
+    const float *const meta = c->meta + m0 * nb * 4;
+    const void *const dws = c->dw, *const mws = c->mw;
+    const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
+    const __m256 vneg = _mm256_set1_ps(c->negoff);
+    __m256 acc[MTX][HTX];
+    UNROLL for (int r = 0; r < MT; r++)
+        UNROLL for (int h = 0; h < HT; h++) acc[r][h] = _mm256_setzero_ps();
+
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *bq = qs + b * qb;
+        const int8_t *ab = aq + b * 32;
+        const int64_t si = (g * nb + b) * NSC * CK_R + 8 * side;   // first scale of half h0
+        __m256 d0[HTX], d1[HTX], mw[HTX];
+        UNROLL for (int h = 0; h < HT; h++) {
+            d0[h] = ck_load_scales8(dws, si + 8 * h, HS);
+            if (NSC == 2) d1[h] = ck_load_scales8(dws, si + CK_R + 8 * h, HS);
+            mw[h] = HASMIN ? ck_load_scales8(mws, (g * nb + b) * CK_R + 8 * side + 8 * h, HS) : _mm256_mul_ps(d0[h], vneg);
+        }
+        __m256i dot[MTX][HTX];
+        if (KIND == P_U4) {
+            __m256i p[MTX][HTX];
+            UNROLL for (int r = 0; r < MT; r++)
+                UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_setzero_si256();
+            UNROLL for (int j = 0; j < 4; j++) {
+                __m256i lo[HTX], hi[HTX];
+                UNROLL for (int h = 0; h < HT; h++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(bq + 32 * h + 64 * j));
+                    lo[h] = _mm256_and_si256(v, low4);
+                    hi[h] = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+                }
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const __m256i a0 = ck_bcast4(ab + r * k + 4 * j);
+                    UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(lo[h], a0));
+                    const __m256i a1 = ck_bcast4(ab + r * k + 16 + 4 * j);
+                    UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(hi[h], a1));
+                }
+                UNROLL for (int r = 0; r < MT; r++)
+                    UNROLL for (int h = 0; h < HT; h++) PIN(bq, ab, p[r][h]);
+            }
+            UNROLL for (int r = 0; r < MT; r++)
+                UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_madd_epi16(p[r][h], ones);
+        } else if (KIND == P_S8) {
+            // u = 16*hi + lo: two nibble dots, each fits one i16 partial over the 8 quads.
+            __m256i plo[MTX][HTX], phi[MTX][HTX];
+            UNROLL for (int r = 0; r < MT; r++)
+                UNROLL for (int h = 0; h < HT; h++) plo[r][h] = phi[r][h] = _mm256_setzero_si256();
+            UNROLL for (int j = 0; j < 8; j++) {
+                __m256i lo[HTX], hi[HTX];
+                UNROLL for (int h = 0; h < HT; h++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(bq + 32 * h + 64 * j));
+                    lo[h] = _mm256_and_si256(v, low4);
+                    hi[h] = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+                }
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const __m256i av = ck_bcast4(ab + r * k + 4 * j);
+                    UNROLL for (int h = 0; h < HT; h++) {
+                        plo[r][h] = _mm256_add_epi16(plo[r][h], _mm256_maddubs_epi16(lo[h], av));
+                        phi[r][h] = _mm256_add_epi16(phi[r][h], _mm256_maddubs_epi16(hi[h], av));
+                    }
+                }
+                UNROLL for (int r = 0; r < MT; r++)
+                    UNROLL for (int h = 0; h < HT; h++) { PIN(bq, ab, plo[r][h]); PIN(bq, ab, phi[r][h]); }
+            }
+            UNROLL for (int r = 0; r < MT; r++)
+                UNROLL for (int h = 0; h < HT; h++)
+                    dot[r][h] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[r][h], ones), 4),
+                                                 _mm256_madd_epi16(plo[r][h], ones));
+        } else {
+            // Bytes: P_U5 flushes the i16 partial every 4 quads, P_Q6 every 2; P_Q6 keeps the
+            // dots of elements 0..15 (quads 0..3) and 16..31 apart and folds the first into acc
+            // as soon as it is complete (it is the first term of the block's epilogue anyway).
+            const int flush = KIND == P_U5 ? 4 : 2;
+            UNROLL for (int r = 0; r < MT; r++)
+                UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_setzero_si256();
+            __m256i p[MTX][HTX];
+            UNROLL for (int j = 0; j < 8; j++) {
+                if (j % flush == 0) {
+                    UNROLL for (int r = 0; r < MT; r++)
+                        UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_setzero_si256();
+                }
+                __m256i v[HTX];
+                UNROLL for (int h = 0; h < HT; h++) v[h] = _mm256_loadu_si256((const __m256i *)(bq + 32 * h + 64 * j));
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const __m256i av = ck_bcast4(ab + r * k + 4 * j);
+                    UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(v[h], av));
+                }
+                if (j % flush == flush - 1) {
+                    UNROLL for (int r = 0; r < MT; r++)
+                        UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_add_epi32(dot[r][h], _mm256_madd_epi16(p[r][h], ones));
+                }
+                if (KIND == P_Q6 && j == 3) {
+                    UNROLL for (int r = 0; r < MT; r++) {
+                        const __m256 da = _mm256_broadcast_ss(meta + (r * nb + b) * 4);
+                        UNROLL for (int h = 0; h < HT; h++) {
+                            acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d0[h]), da, acc[r][h]);
+                            dot[r][h] = _mm256_setzero_si256();
+                        }
+                    }
+                }
+                UNROLL for (int r = 0; r < MT; r++)
+                    UNROLL for (int h = 0; h < HT; h++) PIN(bq, ab, p[r][h]);
+            }
+        }
+        UNROLL for (int r = 0; r < MT; r++) {
+            const float *mr = meta + (r * nb + b) * 4;
+            const __m256 da = _mm256_broadcast_ss(mr);
+            UNROLL for (int h = 0; h < HT; h++) {
+                if (NSC == 1) {
+                    acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d0[h]), da, acc[r][h]);
+                    acc[r][h] = _mm256_fmadd_ps(mw[h], _mm256_broadcast_ss(mr + 1), acc[r][h]);
+                } else {
+                    acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d1[h]), da, acc[r][h]);
+                    acc[r][h] = _mm256_fmadd_ps(mw[h], _mm256_broadcast_ss(mr + 2), acc[r][h]);
+                    acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(d1[h], vneg), _mm256_broadcast_ss(mr + 3), acc[r][h]);
+                }
+            }
+        }
+    }
+    UNROLL for (int h = 0; h < HT; h++) {
+        const int valid = h == HT - 1 ? nvalid : 8;
+        UNROLL for (int r = 0; r < MT; r++) {
+            float *out = c->y + (m0 + r) * c->n + (h0 + h) * 8;
+            if (valid == 8) {
+                __m256 v = acc[r][h];
+                if (c->accumulate) v = _mm256_add_ps(_mm256_loadu_ps(out), v);
+                _mm256_storeu_ps(out, v);
+            } else {
+                float tmp[8];
+                _mm256_storeu_ps(tmp, acc[r][h]);
+                for (int i = 0; i < valid; i++) out[i] = c->accumulate ? out[i] + tmp[i] : tmp[i];
+            }
+        }
+    }
+}
+
+typedef void (*ptile_fn)(const pctx *c, int64_t m0, int64_t h0, int nvalid);
+
+#define PTILE(NAME, KIND, NSC, HASMIN, HS, MT, HT)                                                   \
+    T256 static void NAME(const pctx *c, int64_t m0, int64_t h0, int nvalid) {                       \
+        ptile(c, m0, h0, nvalid, KIND, NSC, HASMIN, HS, MT, HT);                                     \
+    }
+/// Per format: [rows - 1][halves - 1]; HT2 = 2 for the formats whose tile takes a whole group.
+#define PTILES(P, KIND, NSC, HASMIN, HS, HT2)                                                        \
+    PTILE(P##_4a, KIND, NSC, HASMIN, HS, 4, HT2) PTILE(P##_4b, KIND, NSC, HASMIN, HS, 4, 1)          \
+    PTILE(P##_3a, KIND, NSC, HASMIN, HS, 3, HT2) PTILE(P##_3b, KIND, NSC, HASMIN, HS, 3, 1)          \
+    PTILE(P##_2a, KIND, NSC, HASMIN, HS, 2, HT2) PTILE(P##_2b, KIND, NSC, HASMIN, HS, 2, 1)          \
+    PTILE(P##_1a, KIND, NSC, HASMIN, HS, 1, HT2) PTILE(P##_1b, KIND, NSC, HASMIN, HS, 1, 1)          \
+    static const ptile_fn P[4][2] = {{P##_1b, P##_1a}, {P##_2b, P##_2a}, {P##_3b, P##_3a}, {P##_4b, P##_4a}}; \
+    enum { P##_ht = HT2 };
+
+PTILES(p_q4_0, P_U4, 1, 0, 1, 2)
+PTILES(p_q4_1, P_U4, 1, 1, 1, 2)
+PTILES(p_q4_K, P_U4, 1, 1, 0, 2)
+PTILES(p_q5_0, P_U5, 1, 0, 1, 2)
+PTILES(p_mxfp4, P_U5, 1, 0, 0, 2)
+PTILES(p_q6_K, P_Q6, 2, 0, 0, 2)
+PTILES(p_q8_0, P_S8, 1, 0, 1, 1)
+PTILES(p_mxint8, P_S8, 1, 0, 0, 1)
+
+/// Halves per L2 chunk: about 128 KiB of repacked weights and scales.
+static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
+    const int64_t bytes = (k / 32) * ((info->packed4 ? 128 : 256) + (info->half_scales ? 16 : 32) * (info->nsc + info->has_min));
+    const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
+    return c < 2 ? 2 : c;
+}
+
+void ck_matmul_avx2_prefill(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+    const ck_format_info info = ck_weight_format_info(w->format);
+    const ptile_fn (*t)[2];
+    int ht;
+    switch (w->format) {
+    case CK_WF_Q4_0: t = p_q4_0; ht = p_q4_0_ht; break;
+    case CK_WF_Q4_1: t = p_q4_1; ht = p_q4_1_ht; break;
+    case CK_WF_Q4_K: t = p_q4_K; ht = p_q4_K_ht; break;
+    case CK_WF_Q5_0: t = p_q5_0; ht = p_q5_0_ht; break;
+    case CK_WF_MXFP4: t = p_mxfp4; ht = p_mxfp4_ht; break;
+    case CK_WF_Q6_K: t = p_q6_K; ht = p_q6_K_ht; break;
+    case CK_WF_Q8_0: t = p_q8_0; ht = p_q8_0_ht; break;
+    default: t = p_mxint8; ht = p_mxint8_ht; break;
+    }
+    const pctx c = {w->qs, w->dw, w->mw, a->meta, a->q, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off)};
+    if (n1 > d->n) n1 = d->n;
+    const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
+    const int lastvalid = (int)(n1 - (h1 - 1) * 8);
+    const int64_t ch = chunk_halves(&info, d->k);
+    for (int64_t c0 = h0; c0 < h1; c0 += ch) {
+        const int64_t c1 = c0 + ch < h1 ? c0 + ch : h1;
+        for (int64_t m = 0; m < d->m; m += MTX) {
+            const int mt = d->m - m < MTX ? (int)(d->m - m) : MTX;
+            int64_t h = c0;
+            if (ht == 2)
+                for (; h + 2 <= c1; h += 2) t[mt - 1][1](&c, m, h, h + 2 == h1 ? lastvalid : 8);
+            for (; h < c1; h++) t[mt - 1][0](&c, m, h, h + 1 == h1 ? lastvalid : 8);
+        }
+    }
+}

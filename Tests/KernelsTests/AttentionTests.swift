@@ -1,0 +1,88 @@
+import CKernels
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import Engine
+
+/// `ck_attention` (the blocked prefill kernel for many rows, the per-head kernel for one row)
+/// against a naive fp64 softmax attention over the same decoded cache rows.
+@Suite struct AttentionTests {
+    struct Case: Sendable, CustomStringConvertible {
+        let heads: Int, kvHeads: Int, headDim: Int, rows: Int, start: Int, window: Int
+        let format: ck_kv_format
+        let reversed: Bool
+        var description: String { "\(heads)/\(kvHeads)x\(headDim) rows \(rows) from \(start) window \(window) fmt \(format.rawValue)" }
+    }
+
+    static let cases: [Case] = [
+        Case(heads: 9, kvHeads: 3, headDim: 64, rows: 37, start: 5, window: 0, format: CK_KV_F16, reversed: false),
+        Case(heads: 4, kvHeads: 1, headDim: 256, rows: 13, start: 0, window: 7, format: CK_KV_Q8_0, reversed: false),
+        Case(heads: 4, kvHeads: 2, headDim: 32, rows: 5, start: 70, window: 0, format: CK_KV_MXFP8_E4M3, reversed: true),
+        Case(heads: 40, kvHeads: 1, headDim: 8, rows: 6, start: 1, window: 3, format: CK_KV_F16, reversed: false),
+        Case(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 100, window: 0, format: CK_KV_F16, reversed: false),
+        Case(heads: 4, kvHeads: 1, headDim: 256, rows: 70, start: 3, window: 0, format: CK_KV_F16, reversed: false),
+    ]
+
+    @Test(arguments: cases, [1, 2])
+    func matchesNaive(_ c: Case, threads: Int) {
+        let kvDim = c.kvHeads * c.headDim, qDim = c.heads * c.headDim
+        let capacity = c.start + c.rows + 3, filled = c.start + c.rows
+        let rowBytes = Int(ck_kv_row_bytes(c.format, Int64(kvDim)))
+        var kBytes = [UInt8](repeating: 0, count: capacity * rowBytes), vBytes = kBytes
+        let kx = gaussians(filled * kvDim, seed: 11), vx = gaussians(filled * kvDim, seed: 12)
+        var kf = [Float](repeating: 0, count: filled * kvDim), vf = kf   // what the cache decodes to
+        for p in 0..<filled {
+            kBytes.withUnsafeMutableBytes { ck_kv_store_row(c.format, kx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+            vBytes.withUnsafeMutableBytes { ck_kv_store_row(c.format, vx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+            kBytes.withUnsafeBytes { src in kf.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
+            vBytes.withUnsafeBytes { src in vf.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
+        }
+        let q = gaussians(c.rows * qDim, seed: 13, scale: 0.4)
+        let positions: [Int64] = (0..<c.rows).map { Int64(c.start + (c.reversed ? c.rows - 1 - $0 : $0)) }
+        var out = [Float](repeating: .nan, count: c.rows * qDim)
+        let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
+        var scratch = [Float](repeating: 0, count: threads * stride)
+        kBytes.withUnsafeBytes { k in
+            vBytes.withUnsafeBytes { v in
+                q.withUnsafeBufferPointer { qp in
+                    positions.withUnsafeBufferPointer { pos in
+                        out.withUnsafeMutableBufferPointer { o in
+                            scratch.withUnsafeMutableBufferPointer { s in
+                                var d = ck_attention_desc(
+                                    q: qp.baseAddress, q_stride: Int64(qDim), k: k.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                    v: v.baseAddress!.assumingMemoryBound(to: UInt8.self), row_bytes: Int64(rowBytes), format: c.format,
+                                    positions: pos.baseAddress, rows: Int64(c.rows), heads: Int64(c.heads), kv_heads: Int64(c.kvHeads),
+                                    head_dim: Int64(c.headDim), window: Int64(c.window), out: o.baseAddress, out_stride: Int64(qDim),
+                                    scratch: s.baseAddress, scratch_stride: Int64(stride))
+                                ck_attention(&d, Int32(threads))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var worst = 0.0
+        for r in 0..<c.rows {
+            let last = Int(positions[r]), first = c.window > 0 ? max(0, last - c.window + 1) : 0
+            for h in 0..<c.heads {
+                let g = h / (c.heads / c.kvHeads)
+                var scores = [Double]()
+                for p in first...last {
+                    var s = 0.0
+                    for d in 0..<c.headDim { s += Double(q[r * qDim + h * c.headDim + d]) * Double(kf[p * kvDim + g * c.headDim + d]) }
+                    scores.append(s)
+                }
+                let mx = scores.max()!
+                let w = scores.map { exp($0 - mx) }
+                let sum = w.reduce(0, +)
+                for d in 0..<c.headDim {
+                    var acc = 0.0
+                    for (i, p) in (first...last).enumerated() { acc += w[i] * Double(vf[p * kvDim + g * c.headDim + d]) }
+                    worst = max(worst, abs(acc / sum - Double(out[r * qDim + h * c.headDim + d])))
+                }
+            }
+        }
+        #expect(worst < 2e-5, "max abs error \(worst)")
+    }
+}
