@@ -18,7 +18,10 @@ void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps)
 void ck_rope(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t pos, float base, int neox);
 
 /// x[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)); result written to `gate`.
+/// Dispatches on the active kernel path: libm expf (ref) or a vector exp within ~2 ulp (AVX2).
 void ck_swiglu(float *gate, const float *up, int64_t n);
+void ck_swiglu_ref(float *gate, const float *up, int64_t n);
+void ck_swiglu_avx2(float *gate, const float *up, int64_t n);
 /// x[i] = gelu_tanh(gate[i]) * up[i], the tanh approximation; result written to `gate`.
 /// gelu is looked up the way llama.cpp's CPU backend does (GGML_GELU_FP16): gate <= -10 gives 0,
 /// gate >= 10 gives gate, otherwise the fp16-rounded gelu_tanh of fp16(gate) from a 65536-entry

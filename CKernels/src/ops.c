@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include "ck_ops.h"
 #include "ck_convert.h"
+#include "ck_matmul.h"
 
 void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps) {
     double sum = 0;
@@ -27,11 +28,16 @@ void ck_rope(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t
     }
 }
 
-void ck_swiglu(float *gate, const float *up, int64_t n) {
+void ck_swiglu_ref(float *gate, const float *up, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         const float g = gate[i];
         gate[i] = g / (1.0f + expf(-g)) * up[i];
     }
+}
+
+void ck_swiglu(float *gate, const float *up, int64_t n) {
+    if (ck_kernel_path_get() == CK_PATH_REF) ck_swiglu_ref(gate, up, n);
+    else ck_swiglu_avx2(gate, up, n);
 }
 
 /// gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in fp32.
