@@ -10,7 +10,7 @@
 //   Q8_0 / MXINT8 (<= 255) would saturate: split u = 16*hi + lo into two 4-bit dots (as above)
 //   and combine them in i32 (cheaper than the sign trick: no per-row vpsignb).
 // So the integer dot is exact and the fp32 epilogue is the reference's, lane by lane.
-// Tiles: prefill 4 activation rows x 8 weight rows; decode 1 row x 32 weight rows.
+// Tiles: 4 activation rows x 8 weight rows; one activation row (decode) goes to matvec_avx2.c.
 #pragma STDC FP_CONTRACT OFF
 
 #include <immintrin.h>
@@ -88,19 +88,8 @@ T256 INLINE __m256 load_scales8(const void *base, int64_t i, const int HS) {
               : _mm256_loadu_ps((const float *)base + i);
 }
 
-/// Value classes (see the header comment); K_U5C is Q5_0's compact decode layout.
-enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3, K_U5C = 4 };
-
-/// 32 fifth bits (bit 4r + i = row r, k i of one quad-half) -> 32 bytes of 0 or 16.
-T256 INLINE __m256i expand_bits(const uint8_t *p) {
-    int32_t word;
-    memcpy(&word, p, 4);
-    const __m256i idx = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                                         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
-    const __m256i t = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), idx), bit);
-    return _mm256_and_si256(_mm256_cmpeq_epi8(t, bit), _mm256_set1_epi8(16));
-}
+/// Value classes (see the header comment).
+enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3 };
 
 /// MT activation rows (from m0) x HT halves of 8 weight rows (from half h0), the whole K.
 /// Per block and half the quads are the outer loop so each weight load (and nibble unpack) is
@@ -109,9 +98,9 @@ T256 INLINE __m256i expand_bits(const uint8_t *p) {
 T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
                       int64_t h0, int nvalid, float negoff, const int KIND, const int NSC, const int HASMIN,
                       const int HS, const int MT, const int HT) {
-    const int64_t k = d->k, nb = k / 32, qb = (KIND == K_U4) ? 256 : (KIND == K_U5C) ? 320 : 512;
+    const int64_t k = d->k, nb = k / 32, qb = (KIND == K_U4) ? 256 : 512;
     // Locals, so stores through y cannot force reloads of the descriptor fields.
-    const uint8_t *const qs = KIND == K_U5C ? w->qs_dec : w->qs;
+    const uint8_t *const qs = w->qs;
     const void *const dws = w->dw, *const mws = w->mw;
     const float *const metas = a->meta;
     const int8_t *const aqs = a->q;
@@ -140,26 +129,6 @@ T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                     }
                 }
                 UNROLL for (int r = 0; r < MT; r++) dot0[r] = _mm256_madd_epi16(p[r], ones);
-            } else if (KIND == K_U5C) {
-                // nibble | fifth bit << 4 (<= 31): |pair| <= 7874, flush every 4 maddubs.
-                __m256i p[MT];
-                UNROLL for (int r = 0; r < MT; r++) p[r] = dot0[r] = _mm256_setzero_si256();
-                UNROLL for (int j = 0; j < 4; j++) {
-                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
-                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), expand_bits(bq + 256 + (2 * j + side) * 4));
-                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4),
-                                                       expand_bits(bq + 256 + (2 * (j + 4) + side) * 4));
-                    UNROLL for (int r = 0; r < MT; r++) {
-                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(lo, bcast4(aq[r] + 4 * j)));
-                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(hi, bcast4(aq[r] + 16 + 4 * j)));
-                    }
-                    if (j % 2 == 1) {
-                        UNROLL for (int r = 0; r < MT; r++) {
-                            dot0[r] = _mm256_add_epi32(dot0[r], _mm256_madd_epi16(p[r], ones));
-                            p[r] = _mm256_setzero_si256();
-                        }
-                    }
-                }
             } else if (KIND == K_S8) {
                 // u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
                 __m256i plo[MT], phi[MT];
@@ -244,14 +213,12 @@ typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act
     TILE(P##_4x1, KIND, NSC, HASMIN, HS, 4, 1)       \
     TILE(P##_2x1, KIND, NSC, HASMIN, HS, 2, 1)       \
     TILE(P##_1x1, KIND, NSC, HASMIN, HS, 1, 1)       \
-    TILE(P##_1x4, KIND, NSC, HASMIN, HS, 1, 4)       \
-    static const tile_fn P[4] = {P##_4x1, P##_2x1, P##_1x1, P##_1x4};
+    static const tile_fn P[3] = {P##_4x1, P##_2x1, P##_1x1};
 
 TILES(t_q4_0, K_U4, 1, 0, 1)
 TILES(t_q4_1, K_U4, 1, 1, 1)
 TILES(t_q4_K, K_U4, 1, 1, 0)
 TILES(t_q5_0, K_U5, 1, 0, 1)
-TILES(t_q5_0c, K_U5C, 1, 0, 1)
 TILES(t_mxfp4, K_U5, 1, 0, 0)
 TILES(t_q6_K, K_Q6, 2, 0, 0)
 TILES(t_q8_0, K_S8, 1, 0, 1)
@@ -327,12 +294,13 @@ T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
         return;
     }
     if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
+    if (d->m == 1) { ck_matvec_avx2(d, w, a, y, n0, n1); return; }
     const tile_fn *t;
     switch (w->format) {
     case CK_WF_Q4_0: t = t_q4_0; break;
     case CK_WF_Q4_1: t = t_q4_1; break;
     case CK_WF_Q4_K: t = t_q4_K; break;
-    case CK_WF_Q5_0: t = d->m == 1 && w->qs_dec ? t_q5_0c : t_q5_0; break;
+    case CK_WF_Q5_0: t = t_q5_0; break;
     case CK_WF_MXFP4: t = t_mxfp4; break;
     case CK_WF_Q6_K: t = t_q6_K; break;
     case CK_WF_Q8_0: t = t_q8_0; break;
@@ -342,12 +310,6 @@ T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     if (n1 > d->n) n1 = d->n;
     const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
     const int lastvalid = (int)(n1 - (h1 - 1) * 8);
-    if (d->m == 1) {
-        int64_t h = h0;
-        for (; h + 4 <= h1; h += 4) t[3](d, w, a, y, 0, h, h + 4 == h1 ? lastvalid : 8, negoff);
-        for (; h < h1; h++) t[2](d, w, a, y, 0, h, h + 1 == h1 ? lastvalid : 8, negoff);
-        return;
-    }
     const int64_t ch = chunk_halves(&info, d->k);
     for (int64_t c0 = h0; c0 < h1; c0 += ch) {
         const int64_t c1 = c0 + ch < h1 ? c0 + ch : h1;
