@@ -97,10 +97,12 @@ typedef struct {
 } ck_weights;
 
 /// Sizes (in bytes) of the repacked arrays for a format and shape; zero for unused arrays.
-/// dec_bytes: Q5_0's second, compact copy for decode (weight streaming): per group and block
-/// 256 bytes of low nibbles (the packed4 layout) then 64 bytes of fifth bits, 4 bytes per
-/// (quad j, 8-row half s) at (2j + s) * 4 whose bit 4r + i is u[4j+i] >> 4 of row 8s + r; with the
-/// fp16 scales that is 5.5 bits per weight, as on disk, instead of 8.5 for the byte layout.
+/// dec_bytes: Q5_0's second, compact copy for decode (weight streaming; only the M = 1 kernels
+/// read it): per group and block 256 bytes of low nibbles (the packed4 layout) then 64 bytes of
+/// bit-sliced fifth bits, 32 per 8-row half s at 256 + 32s: byte 4r + i (row 8s + r) has bit j =
+/// u[4j+i] >> 4 and bit 4 + j = u[16+4j+i] >> 4 (j = 0..3), so one shift and mask moves a quad's
+/// fifth bits into place for the 32 bytes of its nibbles. With the fp16 scales that is 5.5 bits
+/// per weight, as on disk, instead of 8.5 for the byte layout.
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
                      size_t *mw_bytes, size_t *f32_bytes, size_t *dec_bytes);
 /// Fills w->qs/dw/mw/f32 (caller-allocated with ck_repack_sizes, 64-byte aligned) from w->raw.
@@ -138,6 +140,9 @@ typedef void (*ck_matmul_kernel)(const ck_matmul_desc *d, const ck_weights *w, c
 void ck_matmul_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+/// The AVX2 path for one activation row (decode), integer formats: streams each 16-row group's
+/// repacked bytes in address order with software prefetch (matvec_avx2.c). Same contract.
+void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 
 // MARK: - Dispatch and threading (dispatch.c, parallel.c)
 
@@ -151,12 +156,19 @@ ck_kernel_path ck_kernel_path_get(void);
 /// Forces a path (-1 clears the override). Returns the path actually in effect.
 ck_kernel_path ck_kernel_path_set(int path);
 
-/// Runs fn(ctx, t, nthreads) on `nthreads` threads of libomp's pool (t = 0..nthreads-1). No
-/// allocation or thread creation after libomp's first parallel region.
+/// Runs fn(ctx, t, nthreads) for t = 0..nthreads-1 on the calling thread and the persistent
+/// worker pool (parallel.c). Threads are created on the first region that needs them, never
+/// per call; a region opened while another runs executes its parts serially on the caller.
 void ck_parallel(void (*fn)(void *ctx, int t, int nthreads), void *ctx, int nthreads);
 
 /// Quantizes all a->m rows of a->x on `threads` threads with the active path (or `path` >= 0).
 void ck_quantize_act(const ck_act *a, int threads, int path);
+/// Several matmuls on the same quantized input (Q/K/V, gate/up): d[i], w[i], y[i] for i < count.
+/// For one activation row on a SIMD path they run as ONE parallel region whose threads each take
+/// a contiguous run of the matrices' 16-row groups holding an equal share of the streamed bytes;
+/// otherwise they run one after another through ck_matmul. Results equal separate ck_matmul calls.
+void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                     int threads, int path);
 /// Repacks every row of `w` (ck_repack_rows) on `threads` threads (load time only).
 void ck_repack(const ck_weights *w, int threads);
 /// Full matmul with the active path (or `path` >= 0), split over N across `threads` threads.

@@ -60,6 +60,8 @@ ck_kernel_path ck_kernel_path_set(int path) {
 
 /// Below this many multiply-accumulates a matmul runs on the calling thread only.
 #define CK_MIN_PARALLEL_MACS (256 * 1024)
+/// Decode: below this many weight bytes a matmul runs on the calling thread only.
+#define CK_MIN_PARALLEL_BYTES (32 * 1024)
 
 typedef struct {
     const ck_matmul_desc *d;
@@ -112,6 +114,11 @@ void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, fl
     // 2-byte repack with the SIMD kernel instead of 4-byte fp32 rows.
     const int fp8_decode = (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2) && d->m == 1 && w->qs;
     if (!info.int8_path && p != CK_PATH_REF && !fp8_decode) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
+    if (d->m == 1 && p != CK_PATH_REF && info.int8_path) {   // decode: split by streamed bytes
+        float *const ys[1] = {y};
+        ck_matmul_multi(d, w, a, ys, 1, threads, p);
+        return;
+    }
     job j = {d, w, a, y, p == CK_PATH_AVX512 ? ck_matmul_avx512 : p == CK_PATH_AVX2 ? ck_matmul_avx2 : ck_matmul_ref, NULL};
     const int64_t groups = (d->n + CK_R - 1) / CK_R;
     if (threads > groups) threads = (int)groups;
@@ -119,6 +126,62 @@ void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, fl
     // (e.g. decode with 576 x 576) one thread finishes first.
     if (d->m * d->n * d->k < CK_MIN_PARALLEL_MACS) threads = 1;
     ck_parallel(matmul_part, &j, threads < 1 ? 1 : threads);
+}
+
+// MARK: - Several weights on one input
+
+/// Bytes the M = 1 kernel streams for one group of 16 rows (weights and scale planes).
+static int64_t group_bytes(const ck_weights *w) {
+    const ck_format_info info = ck_weight_format_info(w->format);
+    const int64_t nb = w->k / 32;
+    if (!info.int8_path) return nb * 32 * CK_R * 2;
+    const int64_t q = w->qs_dec ? 320 : info.packed4 ? 256 : 512;
+    return nb * (q + (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min));
+}
+
+/// Weights that read one input, as one list of 16-row groups (matrix by matrix).
+typedef struct {
+    const ck_matmul_desc *d;
+    const ck_weights *w;
+    const ck_act *a;
+    float *const *y;
+    int count;
+    ck_matmul_kernel kernel;
+    int64_t total;   // sum of every matrix's groups x group_bytes
+} multi_job;
+
+/// Thread t takes the groups whose byte range starts in [total*t/nt, total*(t+1)/nt): one
+/// contiguous run of the concatenated groups, so each thread streams about the same bytes
+/// however the matrices differ in size and format.
+static void multi_part(void *ctx, int t, int nt) {
+    const multi_job *j = ctx;
+    const int64_t lo = j->total * t / nt, hi = j->total * (t + 1) / nt;
+    int64_t base = 0;
+    for (int i = 0; i < j->count && base < hi; i++) {
+        const int64_t gb = group_bytes(&j->w[i]), groups = (j->d[i].n + CK_R - 1) / CK_R;
+        // Groups g with base + g*gb in [lo, hi): g in [ceil((lo-base)/gb), ceil((hi-base)/gb)).
+        int64_t g0 = lo <= base ? 0 : (lo - base + gb - 1) / gb, g1 = (hi - base + gb - 1) / gb;
+        if (g1 > groups) g1 = groups;
+        if (g0 < g1) j->kernel(&j->d[i], &j->w[i], j->a, j->y[i], g0 * CK_R, g1 * CK_R < j->d[i].n ? g1 * CK_R : j->d[i].n);
+        base += groups * gb;
+    }
+}
+
+void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                     int threads, int path) {
+    const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
+    int single = p == CK_PATH_REF || d[0].m != 1;
+    for (int i = 0; i < count && !single; i++)
+        single = !ck_weight_format_info(w[i].format).int8_path || d[i].m != 1 || d[i].k != d[0].k;
+    if (single) {   // prefill and the float formats: one matmul after another
+        for (int i = 0; i < count; i++) ck_matmul(&d[i], &w[i], a, y[i], threads, path);
+        return;
+    }
+    multi_job j = {d, w, a, y, count, p == CK_PATH_AVX512 ? ck_matmul_avx512 : ck_matmul_avx2, 0};
+    for (int i = 0; i < count; i++) j.total += ((d[i].n + CK_R - 1) / CK_R) * group_bytes(&w[i]);
+    // Below ~32 KiB the fork/join costs more than the second thread's bandwidth brings.
+    if (j.total < CK_MIN_PARALLEL_BYTES) threads = 1;
+    ck_parallel(multi_part, &j, threads < 1 ? 1 : threads);
 }
 
 static void repack_part(void *ctx, int t, int nt) {

@@ -10,7 +10,9 @@
 //   Q8_0 / MXINT8 (<= 255) would saturate: split u = 16*hi + lo into two 4-bit dots (as above)
 //   and combine them in i32 (cheaper than the sign trick: no per-row vpsignb).
 // So the integer dot is exact and the fp32 epilogue is the reference's, lane by lane.
-// Tiles here: decode, 1 row x 8 or 32 weight rows; prefill (M > 1) is matmul_avx2_prefill.c.
+// The integer kernels live in matvec_avx2.c (one activation row: decode) and
+// matmul_avx2_prefill.c (M > 1); this file has the activation quantizer, the MXFP8 kernel and
+// the dispatch between them.
 #pragma STDC FP_CONTRACT OFF
 
 #include <immintrin.h>
@@ -23,12 +25,6 @@
 #define INLINE static inline __attribute__((always_inline))
 /// Constant-trip loops over tile rows, halves and quads: unrolled so accumulators stay in registers.
 #define UNROLL _Pragma("clang loop unroll(full)")
-
-T256 INLINE __m256i bcast4(const int8_t *p) {
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_epi32(v);
-}
 
 T256 INLINE int hsum_epi32(__m256i v) {
     __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -127,179 +123,6 @@ T256 void ck_quantize_act_avx2(const ck_act *a, int64_t m0, int64_t m1) {
     }
 }
 
-/// 8 scales from a repacked scale plane: fp16 (exact widening) or fp32.
-T256 INLINE __m256 load_scales8(const void *base, int64_t i, const int HS) {
-    return HS ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const ck_half *)base + i)))
-              : _mm256_loadu_ps((const float *)base + i);
-}
-
-/// Value classes (see the header comment); K_U5C is Q5_0's compact decode layout.
-enum { K_U4 = 0, K_U5 = 1, K_Q6 = 2, K_S8 = 3, K_U5C = 4 };
-
-/// 32 fifth bits (bit 4r + i = row r, k i of one quad-half) -> 32 bytes of 0 or 16.
-T256 INLINE __m256i expand_bits(const uint8_t *p) {
-    int32_t word;
-    memcpy(&word, p, 4);
-    const __m256i idx = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                                         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ULL);
-    const __m256i t = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), idx), bit);
-    return _mm256_and_si256(_mm256_cmpeq_epi8(t, bit), _mm256_set1_epi8(16));
-}
-
-/// MT activation rows (from m0) x HT halves of 8 weight rows (from half h0), the whole K.
-/// Per block and half the quads are the outer loop so each weight load (and nibble unpack) is
-/// shared by the MT activation rows; i16 partials are flushed to i32 before they can saturate.
-/// nvalid: valid rows in the last half (rows past n are padding and are not stored).
-T256 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
-                      int64_t h0, int nvalid, float negoff, const int KIND, const int NSC, const int HASMIN,
-                      const int HS, const int MT, const int HT) {
-    const int64_t k = d->k, nb = k / 32, qb = (KIND == K_U4) ? 256 : (KIND == K_U5C) ? 320 : 512;
-    // Locals, so stores through y cannot force reloads of the descriptor fields.
-    const uint8_t *const qs = KIND == K_U5C ? w->qs_dec : w->qs;
-    const void *const dws = w->dw, *const mws = w->mw;
-    const float *const metas = a->meta;
-    const int8_t *const aqs = a->q;
-    const __m256 vneg = _mm256_set1_ps(negoff);
-    const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
-    __m256 acc[HT][MT];
-    UNROLL for (int h = 0; h < HT; h++)
-        UNROLL for (int r = 0; r < MT; r++) acc[h][r] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < nb; b++) {
-        UNROLL for (int h = 0; h < HT; h++) {
-            const int64_t g = (h0 + h) / 2, side = (h0 + h) % 2;
-            const uint8_t *bq = qs + (g * nb + b) * qb, *hq = bq + 32 * side;
-            const int8_t *aq[MT];
-            UNROLL for (int r = 0; r < MT; r++) aq[r] = aqs + (m0 + r) * k + b * 32;
-            __m256i dot0[MT], dot1[MT];
-            if (KIND == K_U4) {
-                // u <= 15: |pair| <= 3810, all 8 quads fit one i16 partial.
-                __m256i p[MT];
-                UNROLL for (int r = 0; r < MT; r++) p[r] = _mm256_setzero_si256();
-                UNROLL for (int j = 0; j < 4; j++) {
-                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
-                    const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
-                    UNROLL for (int r = 0; r < MT; r++) {
-                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(lo, bcast4(aq[r] + 4 * j)));
-                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(hi, bcast4(aq[r] + 16 + 4 * j)));
-                    }
-                }
-                UNROLL for (int r = 0; r < MT; r++) dot0[r] = _mm256_madd_epi16(p[r], ones);
-            } else if (KIND == K_U5C) {
-                // nibble | fifth bit << 4 (<= 31): |pair| <= 7874, flush every 4 maddubs.
-                __m256i p[MT];
-                UNROLL for (int r = 0; r < MT; r++) p[r] = dot0[r] = _mm256_setzero_si256();
-                UNROLL for (int j = 0; j < 4; j++) {
-                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
-                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), expand_bits(bq + 256 + (2 * j + side) * 4));
-                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4),
-                                                       expand_bits(bq + 256 + (2 * (j + 4) + side) * 4));
-                    UNROLL for (int r = 0; r < MT; r++) {
-                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(lo, bcast4(aq[r] + 4 * j)));
-                        p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(hi, bcast4(aq[r] + 16 + 4 * j)));
-                    }
-                    if (j % 2 == 1) {
-                        UNROLL for (int r = 0; r < MT; r++) {
-                            dot0[r] = _mm256_add_epi32(dot0[r], _mm256_madd_epi16(p[r], ones));
-                            p[r] = _mm256_setzero_si256();
-                        }
-                    }
-                }
-            } else if (KIND == K_S8) {
-                // u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
-                __m256i plo[MT], phi[MT];
-                UNROLL for (int r = 0; r < MT; r++) plo[r] = phi[r] = _mm256_setzero_si256();
-                UNROLL for (int j = 0; j < 8; j++) {
-                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
-                    const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
-                    UNROLL for (int r = 0; r < MT; r++) {
-                        const __m256i av = bcast4(aq[r] + 4 * j);
-                        plo[r] = _mm256_add_epi16(plo[r], _mm256_maddubs_epi16(lo, av));
-                        phi[r] = _mm256_add_epi16(phi[r], _mm256_maddubs_epi16(hi, av));
-                    }
-                }
-                UNROLL for (int r = 0; r < MT; r++)
-                    dot0[r] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[r], ones), 4), _mm256_madd_epi16(plo[r], ones));
-            } else {
-                // K_U5 (u <= 31): flush every 4 quads; K_Q6 (u <= 63): every 2, halves kept apart.
-                const int flush = KIND == K_U5 ? 4 : 2;
-                __m256i p[MT];
-                UNROLL for (int r = 0; r < MT; r++) { p[r] = dot0[r] = dot1[r] = _mm256_setzero_si256(); }
-                UNROLL for (int j = 0; j < 8; j++) {
-                    const __m256i v = _mm256_loadu_si256((const __m256i *)(hq + 64 * j));
-                    UNROLL for (int r = 0; r < MT; r++) p[r] = _mm256_add_epi16(p[r], _mm256_maddubs_epi16(v, bcast4(aq[r] + 4 * j)));
-                    if (j % flush == flush - 1) {
-                        UNROLL for (int r = 0; r < MT; r++) {
-                            const __m256i s = _mm256_madd_epi16(p[r], ones);
-                            if (KIND == K_Q6 && j >= 4) dot1[r] = _mm256_add_epi32(dot1[r], s);
-                            else dot0[r] = _mm256_add_epi32(dot0[r], s);
-                            p[r] = _mm256_setzero_si256();
-                        }
-                    }
-                }
-            }
-            const int64_t di = (g * nb + b) * NSC * CK_R + 8 * side;
-            const __m256 d0 = load_scales8(dws, di, HS);
-            if (NSC == 1) {
-                const __m256 mw = HASMIN ? load_scales8(mws, (g * nb + b) * CK_R + 8 * side, HS) : _mm256_mul_ps(d0, vneg);
-                UNROLL for (int r = 0; r < MT; r++) {
-                    const float *meta = metas + ((m0 + r) * nb + b) * 4;
-                    acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[r]), d0), _mm256_set1_ps(meta[0]), acc[h][r]);
-                    acc[h][r] = _mm256_fmadd_ps(mw, _mm256_set1_ps(meta[1]), acc[h][r]);
-                }
-            } else {
-                const __m256 d1 = load_scales8(dws, di + CK_R, HS);
-                const __m256 mw0 = _mm256_mul_ps(d0, vneg), mw1 = _mm256_mul_ps(d1, vneg);
-                UNROLL for (int r = 0; r < MT; r++) {
-                    const float *meta = metas + ((m0 + r) * nb + b) * 4;
-                    const __m256 da = _mm256_set1_ps(meta[0]);
-                    acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[r]), d0), da, acc[h][r]);
-                    acc[h][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot1[r]), d1), da, acc[h][r]);
-                    acc[h][r] = _mm256_fmadd_ps(mw0, _mm256_set1_ps(meta[2]), acc[h][r]);
-                    acc[h][r] = _mm256_fmadd_ps(mw1, _mm256_set1_ps(meta[3]), acc[h][r]);
-                }
-            }
-        }
-    }
-    UNROLL for (int h = 0; h < HT; h++) {
-        const int valid = h == HT - 1 ? nvalid : 8;
-        UNROLL for (int r = 0; r < MT; r++) {
-            float *out = y + (m0 + r) * d->n + (h0 + h) * 8;
-            if (valid == 8) {
-                __m256 v = acc[h][r];
-                if (d->accumulate) v = _mm256_add_ps(_mm256_loadu_ps(out), v);
-                _mm256_storeu_ps(out, v);
-            } else {
-                float tmp[8];
-                _mm256_storeu_ps(tmp, acc[h][r]);
-                for (int i = 0; i < valid; i++) out[i] = d->accumulate ? out[i] + tmp[i] : tmp[i];
-            }
-        }
-    }
-}
-
-typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int, float);
-
-#define TILE(NAME, KIND, NSC, HASMIN, HS, MT, HT)                                                             \
-    T256 static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
-                          int64_t h0, int nvalid, float negoff) {                                             \
-        tile(d, w, a, y, m0, h0, nvalid, negoff, KIND, NSC, HASMIN, HS, MT, HT);                              \
-    }
-#define TILES(P, KIND, NSC, HASMIN, HS)              \
-    TILE(P##_1x1, KIND, NSC, HASMIN, HS, 1, 1)       \
-    TILE(P##_1x4, KIND, NSC, HASMIN, HS, 1, 4)       \
-    static const tile_fn P[2] = {P##_1x1, P##_1x4};
-
-TILES(t_q4_0, K_U4, 1, 0, 1)
-TILES(t_q4_1, K_U4, 1, 1, 1)
-TILES(t_q4_K, K_U4, 1, 1, 0)
-TILES(t_q5_0, K_U5, 1, 0, 1)
-TILES(t_q5_0c, K_U5C, 1, 0, 1)
-TILES(t_mxfp4, K_U5, 1, 0, 0)
-TILES(t_q6_K, K_Q6, 2, 0, 0)
-TILES(t_q8_0, K_S8, 1, 0, 1)
-TILES(t_mxint8, K_S8, 1, 0, 0)
-
 /// MXFP8 with fp32 activations, one activation row at a time, HT halves of 8 rows in flight (the
 /// per-block partial sum is a 32-long FMA chain, so independent halves hide its latency).
 /// Same operations as the reference: p = fma(P_i, x_i, p) from 0 over the block, then
@@ -363,23 +186,6 @@ T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
         return;
     }
     if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
-    if (d->m > 1) { ck_matmul_avx2_prefill(d, w, a, y, n0, n1); return; }
-    const tile_fn *t;
-    switch (w->format) {
-    case CK_WF_Q4_0: t = t_q4_0; break;
-    case CK_WF_Q4_1: t = t_q4_1; break;
-    case CK_WF_Q4_K: t = t_q4_K; break;
-    case CK_WF_Q5_0: t = d->m == 1 && w->qs_dec ? t_q5_0c : t_q5_0; break;
-    case CK_WF_MXFP4: t = t_mxfp4; break;
-    case CK_WF_Q6_K: t = t_q6_K; break;
-    case CK_WF_Q8_0: t = t_q8_0; break;
-    default: t = t_mxint8; break;
-    }
-    const float negoff = (float)(-info.off);
-    if (n1 > d->n) n1 = d->n;
-    const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
-    const int lastvalid = (int)(n1 - (h1 - 1) * 8);
-    int64_t h = h0;
-    for (; h + 4 <= h1; h += 4) t[1](d, w, a, y, 0, h, h + 4 == h1 ? lastvalid : 8, negoff);
-    for (; h < h1; h++) t[0](d, w, a, y, 0, h, h + 1 == h1 ? lastvalid : 8, negoff);
+    if (d->m == 1) ck_matvec_avx2(d, w, a, y, n0, n1);
+    else ck_matmul_avx2_prefill(d, w, a, y, n0, n1);
 }

@@ -191,17 +191,17 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                 uint8_t u[32] = {0};
                 float d[2] = {0, 0}, m = 0;
                 if (row < w->n) ck_decode_block32(w->format, (const uint8_t *)w->raw + row * w->raw_row_bytes, b, u, d, &m);
-                if (w->qs_dec) {   // Q5_0 compact copy: nibbles, then the fifth bits
+                if (w->qs_dec) {   // Q5_0 compact copy: nibbles, then the bit-sliced fifth bits
                     uint8_t *c = w->qs_dec + (g * nb + b) * 320;
+                    uint8_t *bits = c + 256 + 32 * (r / 8) + 4 * (r % 8);
                     for (int j = 0; j < 4; j++)
-                        for (int i = 0; i < 4; i++) c[64 * j + 4 * r + i] = (uint8_t)((u[4 * j + i] & 15) | ((u[16 + 4 * j + i] & 15) << 4));
-                    for (int j = 0; j < 8; j++)
                         for (int i = 0; i < 4; i++) {
-                            uint8_t *bits = c + 256 + (2 * j + r / 8) * 4;
-                            const int bit = 4 * (r % 8) + i;
-                            if (u[4 * j + i] >> 4) bits[bit / 8] |= (uint8_t)(1u << (bit % 8));
-                            else bits[bit / 8] &= (uint8_t)~(1u << (bit % 8));
+                            c[64 * j + 4 * r + i] = (uint8_t)((u[4 * j + i] & 15) | ((u[16 + 4 * j + i] & 15) << 4));
+                            if (j == 0) bits[i] = 0;
                         }
+                    for (int j = 0; j < 4; j++)
+                        for (int i = 0; i < 4; i++)
+                            bits[i] |= (uint8_t)(((u[4 * j + i] >> 4) << j) | ((u[16 + 4 * j + i] >> 4) << (4 + j)));
                 }
                 if (info.packed4) {
                     for (int j = 0; j < 4; j++)

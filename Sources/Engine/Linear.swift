@@ -1,28 +1,52 @@
+import CKernels
+
 /// Linear layers over `Matrix` buffers, on the quantized matmul kernels.
 extension Ops {
     /// `outputs[i][r] = x[r] · weights[i]ᵀ` for the first `rows` rows, for every weight that reads
-    /// the same input (Q/K/V, gate/up): the input is quantized into `scratch` once per distinct
-    /// activation scheme among the weights (usually one) and shared by the weights using it.
+    /// the same input (Q/K/V, gate/up). The input is quantized into `scratch` once per distinct
+    /// activation scheme among the weights (usually one) and shared by the weights using it; the
+    /// weights of one scheme go to the kernels in one call (`ck_matmul_multi`), which for one row
+    /// (decode) streams them all in one parallel region split between the threads by bytes.
+    /// Results equal one `matmul` per weight. `path` forces a kernel path for this call (tests);
+    /// nil uses `KernelPath.active`.
     public static func linear(_ x: Matrix, rows: Int, weights: [WeightMatrix], into outputs: [Matrix],
-                              scratch: MatmulScratch, threads: Int) {
+                              scratch: MatmulScratch, threads: Int, path: KernelPath? = nil) {
         precondition(weights.count == outputs.count && !weights.isEmpty, "linear: one output per weight")
         precondition(rows <= x.rows, "linear: too many rows")
         for (w, y) in zip(weights, outputs) {
             precondition(w.k == x.columns && w.n == y.columns && rows <= y.rows, "linear: shape mismatch for \(w.name)")
         }
-        // Groups in order of first appearance; fp32-activation weights form the nil group.
-        for (i, first) in weights.enumerated() {
-            let scheme = first.format.activationQuantization
-            if weights[..<i].contains(where: { $0.format.activationQuantization == scheme }) { continue }
-            scratch.quantize(x.base, m: rows, k: x.columns, as: scheme, threads: threads)
-            for (w, y) in zip(weights[i...], outputs[i...]) where w.format.activationQuantization == scheme {
-                matmul(w, quantized: scratch, y: y.base, threads: threads)
+        // Scheme groups in order of first appearance; fp32-activation weights form the nil group.
+        for first in weights.indices {
+            let scheme = weights[first].format.activationQuantization
+            if weights[..<first].contains(where: { $0.format.activationQuantization == scheme }) { continue }
+            scratch.quantize(x.base, m: rows, k: x.columns, as: scheme, threads: threads, path: path)
+            let count = weights[first...].reduce(0) { $0 + ($1.format.activationQuantization == scheme ? 1 : 0) }
+            // Stack scratch for the C call: no allocation per token.
+            withUnsafeTemporaryAllocation(of: ck_matmul_desc.self, capacity: count) { descs in
+                withUnsafeTemporaryAllocation(of: ck_weights.self, capacity: count) { ws in
+                    withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>?.self, capacity: count) { ys in
+                        var j = 0
+                        for i in first..<weights.count where weights[i].format.activationQuantization == scheme {
+                            let w = weights[i]
+                            descs.initializeElement(at: j, to: MatmulDescriptor(m: rows, n: w.n, k: w.k, weightFormat: w.format).ck)
+                            ws.initializeElement(at: j, to: w.weights)
+                            ys.initializeElement(at: j, to: outputs[i].base)
+                            j += 1
+                        }
+                        withUnsafePointer(to: scratch.act) { a in
+                            ck_matmul_multi(descs.baseAddress, ws.baseAddress, a, ys.baseAddress, Int32(count),
+                                            Int32(max(1, threads)), path.map { Int32($0.rawValue) } ?? -1)
+                        }
+                    }
+                }
             }
         }
     }
 
     /// `y = x · Wᵀ` for one weight.
-    public static func linear(_ x: Matrix, rows: Int, weight: WeightMatrix, into y: Matrix, scratch: MatmulScratch, threads: Int) {
-        linear(x, rows: rows, weights: [weight], into: [y], scratch: scratch, threads: threads)
+    public static func linear(_ x: Matrix, rows: Int, weight: WeightMatrix, into y: Matrix, scratch: MatmulScratch,
+                              threads: Int, path: KernelPath? = nil) {
+        linear(x, rows: rows, weights: [weight], into: [y], scratch: scratch, threads: threads, path: path)
     }
 }

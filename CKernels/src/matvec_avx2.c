@@ -1,0 +1,211 @@
+// AVX2 single-row (M = 1, decode) twin of ck_matmul_ref for the integer formats: streams the
+// repacked weights once, at the speed of a plain read when it can.
+//
+// Decode reads every weight byte once per token from DRAM, so the loop is shaped for the memory
+// system rather than for reuse: one group of 16 rows at a time, its blocks in address order, so
+// the weight bytes (and each scale plane) are consumed as one forward stream per array and the
+// next group starts where this one ended; software prefetches run CK_PF_BYTES ahead of the loads
+// so DRAM is already fetching while the current lines are unpacked. Both 8-row halves of a block
+// share the activation broadcasts. The integer dots use the same non-saturating i16 partial
+// sums as the prefill tiles (see matmul_avx2.c) and the fp32 epilogue is the reference's, lane
+// by lane, so results are bit-identical to ck_matmul_ref.
+#pragma STDC FP_CONTRACT OFF
+
+#include <immintrin.h>
+#include <string.h>
+#include "ck_matmul.h"
+
+#define T256 __attribute__((target("avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline))
+#define UNROLL _Pragma("clang loop unroll(full)")
+
+/// How far ahead of the current load the weight stream is prefetched (bytes).
+#ifndef CK_PF_BYTES
+#define CK_PF_BYTES 1024
+#endif
+
+/// Value classes: 4-bit nibbles, 5-bit bytes (MXFP4, Q5_0 without its compact copy), Q5_0's
+/// compact nibbles + fifth-bit plane, 6-bit bytes (Q6_K, two scales per block), 8-bit bytes.
+enum { V_U4, V_U5, V_U5C, V_Q6, V_S8 };
+
+T256 INLINE __m256i bcast4(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+/// 8 scales from a repacked scale plane: fp16 (exact widening) or fp32.
+T256 INLINE __m256 scales8(const void *base, int64_t i, const int HS) {
+    return HS ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const ck_half *)base + i)))
+              : _mm256_loadu_ps((const float *)base + i);
+}
+
+/// Bit `bit` of every byte of a bit-sliced plane moved to bit 4 (value 0 or 16). 16-bit shifts
+/// are fine: for shifts of at most 4 the bit that lands on bit 4 comes from the same byte.
+T256 INLINE __m256i fifth_bits(__m256i x, const int bit) {
+    const __m256i b4 = _mm256_set1_epi8(16);
+    if (bit < 4) return _mm256_and_si256(_mm256_slli_epi16(x, 4 - bit), b4);
+    if (bit > 4) return _mm256_and_si256(_mm256_srli_epi16(x, bit - 4), b4);
+    return _mm256_and_si256(x, b4);
+}
+
+T256 INLINE void prefetch_range(const uint8_t *p, int bytes) {
+    for (int o = 0; o < bytes; o += 64) _mm_prefetch((const char *)p + o, _MM_HINT_T0);
+}
+
+/// Rows [16g, 16g + 16) of y (nvalid of them stored) for one activation row.
+T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g, int nvalid, int accumulate,
+                       float negoff, const int V, const int NSC, const int HASMIN, const int HS) {
+    const int64_t nb = w->k / 32;
+    const int qb = V == V_U4 ? 256 : V == V_U5C ? 320 : 512;   // weight bytes per block and group
+    const int sb = HS ? 2 : 4;                                 // bytes per scale
+    const uint8_t *q = (V == V_U5C ? w->qs_dec : w->qs) + g * nb * qb;
+    const uint8_t *dwp = (const uint8_t *)w->dw + g * nb * NSC * CK_R * sb;
+    const uint8_t *mwp = HASMIN ? (const uint8_t *)w->mw + g * nb * CK_R * sb : NULL;
+    const int8_t *aq = a->q;
+    const float *meta = a->meta;
+    const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
+    const __m256 vneg = _mm256_set1_ps(negoff);
+    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int64_t b = 0; b < nb; b++, q += qb, aq += 32, meta += 4) {
+        prefetch_range(q + CK_PF_BYTES, qb);
+        _mm_prefetch((const char *)dwp + b * NSC * CK_R * sb + CK_PF_BYTES / 8, _MM_HINT_T0);
+        if (HASMIN) _mm_prefetch((const char *)mwp + b * CK_R * sb + CK_PF_BYTES / 8, _MM_HINT_T0);
+        __m256i dot0[2], dot1[2];
+        if (V == V_U4) {
+            // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.
+            __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m256i alo = bcast4(aq + 4 * j), ahi = bcast4(aq + 16 + 4 * j);
+                UNROLL for (int s = 0; s < 2; s++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
+                    const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+                    p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(lo, alo));
+                    p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
+                }
+            }
+            UNROLL for (int s = 0; s < 2; s++) dot0[s] = _mm256_madd_epi16(p[s], ones);
+        } else if (V == V_U5C) {
+            // nibble | fifth bit << 4 (<= 31): |pair| <= 7874, flush to i32 every 4 maddubs.
+            __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            dot0[0] = dot0[1] = _mm256_setzero_si256();
+            const __m256i x[2] = {_mm256_loadu_si256((const __m256i *)(q + 256)), _mm256_loadu_si256((const __m256i *)(q + 288))};
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m256i alo = bcast4(aq + 4 * j), ahi = bcast4(aq + 16 + 4 * j);
+                UNROLL for (int s = 0; s < 2; s++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
+                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), fifth_bits(x[s], j));
+                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4), fifth_bits(x[s], 4 + j));
+                    p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(lo, alo));
+                    p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
+                }
+                if (j % 2 == 1) {
+                    UNROLL for (int s = 0; s < 2; s++) {
+                        dot0[s] = _mm256_add_epi32(dot0[s], _mm256_madd_epi16(p[s], ones));
+                        p[s] = _mm256_setzero_si256();
+                    }
+                }
+            }
+        } else if (V == V_S8) {
+            // u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
+            __m256i plo[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            __m256i phi[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            UNROLL for (int j = 0; j < 8; j++) {
+                const __m256i av = bcast4(aq + 4 * j);
+                UNROLL for (int s = 0; s < 2; s++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
+                    const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+                    plo[s] = _mm256_add_epi16(plo[s], _mm256_maddubs_epi16(lo, av));
+                    phi[s] = _mm256_add_epi16(phi[s], _mm256_maddubs_epi16(hi, av));
+                }
+            }
+            UNROLL for (int s = 0; s < 2; s++)
+                dot0[s] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[s], ones), 4), _mm256_madd_epi16(plo[s], ones));
+        } else {
+            // V_U5 (u <= 31): flush every 4 quads; V_Q6 (u <= 63): every 2, the two 16-halves apart.
+            const int flush = V == V_U5 ? 4 : 2;
+            __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            dot0[0] = dot0[1] = dot1[0] = dot1[1] = _mm256_setzero_si256();
+            UNROLL for (int j = 0; j < 8; j++) {
+                const __m256i av = bcast4(aq + 4 * j);
+                UNROLL for (int s = 0; s < 2; s++)
+                    p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s)), av));
+                if (j % flush == flush - 1) {
+                    UNROLL for (int s = 0; s < 2; s++) {
+                        const __m256i m = _mm256_madd_epi16(p[s], ones);
+                        if (V == V_Q6 && j >= 4) dot1[s] = _mm256_add_epi32(dot1[s], m);
+                        else dot0[s] = _mm256_add_epi32(dot0[s], m);
+                        p[s] = _mm256_setzero_si256();
+                    }
+                }
+            }
+        }
+        const __m256 da = _mm256_set1_ps(meta[0]);
+        UNROLL for (int s = 0; s < 2; s++) {
+            const int64_t di = b * NSC * CK_R + 8 * s;
+            const __m256 d0 = scales8(dwp, di, HS);
+            if (NSC == 1) {
+                const __m256 mw = HASMIN ? scales8(mwp, b * CK_R + 8 * s, HS) : _mm256_mul_ps(d0, vneg);
+                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
+                acc[s] = _mm256_fmadd_ps(mw, _mm256_set1_ps(meta[1]), acc[s]);
+            } else {
+                const __m256 d1 = scales8(dwp, di + CK_R, HS);
+                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
+                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot1[s]), d1), da, acc[s]);
+                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(d0, vneg), _mm256_set1_ps(meta[2]), acc[s]);
+                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(d1, vneg), _mm256_set1_ps(meta[3]), acc[s]);
+            }
+        }
+    }
+    float *out = y + g * CK_R;
+    if (nvalid == CK_R) {
+        UNROLL for (int s = 0; s < 2; s++) {
+            __m256 v = acc[s];
+            if (accumulate) v = _mm256_add_ps(_mm256_loadu_ps(out + 8 * s), v);
+            _mm256_storeu_ps(out + 8 * s, v);
+        }
+    } else {
+        float tmp[CK_R];
+        _mm256_storeu_ps(tmp, acc[0]);
+        _mm256_storeu_ps(tmp + 8, acc[1]);
+        for (int i = 0; i < nvalid; i++) out[i] = accumulate ? out[i] + tmp[i] : tmp[i];
+    }
+}
+
+typedef void (*group_fn)(const ck_weights *, const ck_act *, float *, int64_t, int, int, float);
+
+#define GROUP(NAME, V, NSC, HASMIN, HS)                                                                       \
+    T256 static void NAME(const ck_weights *w, const ck_act *a, float *y, int64_t g, int nvalid, int acc, \
+                          float negoff) {                                                                     \
+        group(w, a, y, g, nvalid, acc, negoff, V, NSC, HASMIN, HS);                                         \
+    }
+GROUP(g_q4_0, V_U4, 1, 0, 1)
+GROUP(g_q4_1, V_U4, 1, 1, 1)
+GROUP(g_q4_K, V_U4, 1, 1, 0)
+GROUP(g_q5_0, V_U5, 1, 0, 1)
+GROUP(g_q5_0c, V_U5C, 1, 0, 1)
+GROUP(g_mxfp4, V_U5, 1, 0, 0)
+GROUP(g_q6_K, V_Q6, 2, 0, 0)
+GROUP(g_q8_0, V_S8, 1, 0, 1)
+GROUP(g_mxint8, V_S8, 1, 0, 0)
+
+T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+    group_fn f;
+    switch (w->format) {
+    case CK_WF_Q4_0: f = g_q4_0; break;
+    case CK_WF_Q4_1: f = g_q4_1; break;
+    case CK_WF_Q4_K: f = g_q4_K; break;
+    case CK_WF_Q5_0: f = w->qs_dec ? g_q5_0c : g_q5_0; break;
+    case CK_WF_MXFP4: f = g_mxfp4; break;
+    case CK_WF_Q6_K: f = g_q6_K; break;
+    case CK_WF_Q8_0: f = g_q8_0; break;
+    case CK_WF_MXINT8: f = g_mxint8; break;
+    default: ck_matmul_ref(d, w, a, y, n0, n1); return;
+    }
+    const float negoff = (float)(-ck_weight_format_info(w->format).off);
+    if (n1 > d->n) n1 = d->n;
+    for (int64_t g = n0 / CK_R; g * CK_R < n1; g++) {
+        const int64_t left = n1 - g * CK_R;
+        f(w, a, y, g, left < CK_R ? (int)left : CK_R, (int)d->accumulate, negoff);
+    }
+}
