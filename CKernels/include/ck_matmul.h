@@ -156,9 +156,8 @@ ck_kernel_path ck_kernel_path_get(void);
 /// Forces a path (-1 clears the override). Returns the path actually in effect.
 ck_kernel_path ck_kernel_path_set(int path);
 
-/// Runs fn(ctx, t, nthreads) for t = 0..nthreads-1 on the calling thread and the persistent
-/// worker pool (parallel.c). Threads are created on the first region that needs them, never
-/// per call; a region opened while another runs executes its parts serially on the caller.
+/// Runs fn(ctx, t, nthreads) on `nthreads` threads of libomp's pool (t = 0..nthreads-1). No
+/// allocation or thread creation after libomp's first parallel region (per calling thread).
 void ck_parallel(void (*fn)(void *ctx, int t, int nthreads), void *ctx, int nthreads);
 
 /// Quantizes all a->m rows of a->x on `threads` threads with the active path (or `path` >= 0).
