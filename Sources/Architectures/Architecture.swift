@@ -48,6 +48,12 @@ public final class ForwardState: @unchecked Sendable {
     public var threads: Int = 1
     /// Named activation buffers, allocated once (see each architecture for shapes).
     var buffers: [String: Matrix] = [:]
+    /// Buffer lists passed together (Q/K/V, gate/up outputs), built once.
+    var groups: [String: [Matrix]] = [:]
+    /// Logits matrices by (rows, scratch) key (see `logitsBuffer`).
+    var logits: [Int: Matrix] = [:]
+    /// Positions of the current batch, reused so a decode step does not allocate.
+    var positions: [Int] = []
     /// Attention score scratch.
     var scores: [Float] = []
     /// Quantized activations of the current matmul input.
@@ -68,8 +74,16 @@ public final class ForwardState: @unchecked Sendable {
         return m
     }
 
+    /// The buffer list `name`, made by `make` on first use (its buffers must not change).
+    func group(_ name: String, _ make: () -> [Matrix]) -> [Matrix] {
+        if let g = groups[name] { return g }
+        let g = make()
+        groups[name] = g
+        return g
+    }
+
     /// Bytes held by the KV cache and the activation buffers.
-    public var memoryBytes: Int { cache.memoryBytes + buffers.values.reduce(0) { $0 + $1.rows * $1.columns * 4 } }
+    public var memoryBytes: Int { cache.memoryBytes + (Array(buffers.values) + Array(logits.values)).reduce(0) { $0 + $1.rows * $1.columns * 4 } }
 }
 
 /// How matmul weights are held at load.

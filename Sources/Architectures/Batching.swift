@@ -35,9 +35,10 @@ extension BatchedForward {
         var done = 0
         while done < tokens.count {
             let n = min(s.maxBatch, tokens.count - done)
-            let batch = Array(tokens[done..<done + n])
-            let positions = Array(start + done..<start + done + n)
-            step(batch, positions, s)
+            let batch = n == tokens.count ? tokens : Array(tokens[done..<done + n])
+            s.positions.removeAll(keepingCapacity: true)
+            s.positions.append(contentsOf: start + done..<start + done + n)
+            step(batch, s.positions, s)
             s.cache.commit(upTo: start + done + n)
             // Rows of this batch whose logits were asked for, gathered to the top of "selected".
             let wanted = logitRows.clamped(to: done..<done + n)
@@ -63,10 +64,10 @@ extension ForwardState {
     /// A logits matrix of exactly `rows` rows, kept for reuse (decode asks for 1 row every token).
     /// The returned matrix is overwritten by the next forward call on this state.
     func logitsBuffer(rows: Int, vocabulary: Int, scratch: Bool = false) -> Matrix {
-        let name = "logits\(scratch ? "-scratch" : "")-\(rows)"
-        if let m = buffers[name] { return m }
+        let key = rows * 2 + (scratch ? 1 : 0)
+        if let m = logits[key] { return m }
         let m = Matrix(rows: rows, columns: vocabulary)
-        buffers[name] = m
+        logits[key] = m
         return m
     }
 }

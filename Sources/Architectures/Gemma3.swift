@@ -38,6 +38,9 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
 
     let tokenEmbedding: EmbeddingTable
     let layers: [Layer]
+    /// Per layer, the weights that read one input: [query, key, value] and [gate, up] (built once,
+    /// so decode does not build an array per layer per token).
+    let attentionInputs: [[WeightMatrix]], ffnInputs: [[WeightMatrix]]
     let outputNorm: [Float]
     let output: WeightMatrix
 
@@ -80,6 +83,8 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
                 isGlobal: i % globalLayerPeriod == globalLayerPeriod - 1))
         }
         self.layers = layers
+        attentionInputs = layers.map { [$0.query, $0.key, $0.value] }
+        ffnInputs = layers.map { [$0.gate, $0.up] }
         outputNorm = try w.vector("output_norm.weight", length: hp.embedding)
         let head = file.tensor(named: "output.weight") == nil ? "token_embd.weight" : "output.weight"
         output = try w.linear(head, inputs: hp.embedding, outputs: hp.vocabulary)
@@ -104,7 +109,7 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
             let ropeBase = layer.isGlobal ? hp.ropeBase : localRopeBase
             // Attention sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
-            Ops.linear(xn, rows: n, weights: [layer.query, layer.key, layer.value], into: [q, k, v],
+            Ops.linear(xn, rows: n, weights: attentionInputs[i], into: s.group("qkv") { [q, k, v] },
                        scratch: s.matmulScratch, threads: s.threads)
             Ops.rmsNorm(q, rows: n, weight: layer.queryNorm, eps: hp.rmsEps, into: q)   // per head
             Ops.rmsNorm(k, rows: n, weight: layer.keyNorm, eps: hp.rmsEps, into: k)
@@ -123,7 +128,7 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
 
             // Feed-forward sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
-            Ops.linear(xn, rows: n, weights: [layer.gate, layer.up], into: [gate, up],
+            Ops.linear(xn, rows: n, weights: ffnInputs[i], into: s.group("gate-up") { [gate, up] },
                        scratch: s.matmulScratch, threads: s.threads)
             Ops.geGLU(gate: gate, up: up, rows: n)
             Ops.linear(gate, rows: n, weight: layer.down, into: projected, scratch: s.matmulScratch, threads: s.threads)

@@ -24,6 +24,9 @@ public final class Llama: BatchedForward, @unchecked Sendable {
 
     let tokenEmbedding: EmbeddingTable
     let layers: [Layer]
+    /// Per layer, the weights that read one input: [query, key, value] and [gate, up] (built once,
+    /// so decode does not build an array per layer per token).
+    let attentionInputs: [[WeightMatrix]], ffnInputs: [[WeightMatrix]]
     let outputNorm: [Float]
     let output: WeightMatrix             // embedding → vocabulary
 
@@ -58,6 +61,8 @@ public final class Llama: BatchedForward, @unchecked Sendable {
                 down: try w.linear(p + "ffn_down.weight", inputs: hp.feedForward, outputs: hp.embedding)))
         }
         self.layers = layers
+        attentionInputs = layers.map { [$0.query, $0.key, $0.value] }
+        ffnInputs = layers.map { [$0.gate, $0.up] }
         outputNorm = try w.vector("output_norm.weight", length: hp.embedding)
         let head = file.tensor(named: "output.weight") == nil ? "token_embd.weight" : "output.weight"
         output = try w.linear(head, inputs: hp.embedding, outputs: hp.vocabulary)
@@ -82,7 +87,7 @@ public final class Llama: BatchedForward, @unchecked Sendable {
         for (i, layer) in layers.enumerated() {
             // Attention sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
-            Ops.linear(xn, rows: n, weights: [layer.query, layer.key, layer.value], into: [q, k, v],
+            Ops.linear(xn, rows: n, weights: attentionInputs[i], into: s.group("qkv") { [q, k, v] },
                        scratch: s.matmulScratch, threads: s.threads)
             Ops.rope(q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
                      base: hp.ropeBase, style: .interleaved)
@@ -98,7 +103,7 @@ public final class Llama: BatchedForward, @unchecked Sendable {
 
             // Feed-forward sub-block.
             Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
-            Ops.linear(xn, rows: n, weights: [layer.gate, layer.up], into: [gate, up],
+            Ops.linear(xn, rows: n, weights: ffnInputs[i], into: s.group("gate-up") { [gate, up] },
                        scratch: s.matmulScratch, threads: s.threads)
             Ops.swiGLU(gate: gate, up: up, rows: n)
             Ops.linear(gate, rows: n, weight: layer.down, into: projected, scratch: s.matmulScratch, threads: s.threads)

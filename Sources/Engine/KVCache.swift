@@ -39,6 +39,8 @@ public final class KVCache: @unchecked Sendable {
     public private(set) var count = 0
 
     private let rowBytes: Int
+    /// `attention`'s positions as Int64, reused so a decode step does not allocate.
+    private var positionScratch: [Int64] = []
     private let keys: UnsafeMutableRawPointer
     private let values: UnsafeMutableRawPointer
 
@@ -99,10 +101,11 @@ public final class KVCache: @unchecked Sendable {
         precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < capacity }, "position outside the cache")
         let threads = max(1, threads), stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(headDim)))
         if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
-        let positions64 = positions.prefix(rows).map { Int64($0) }
+        positionScratch.removeAll(keepingCapacity: true)
+        for p in positions.prefix(rows) { positionScratch.append(Int64(p)) }
         let k = UnsafePointer<UInt8>((keys + offset(layer, 0)).assumingMemoryBound(to: UInt8.self))
         let v = UnsafePointer<UInt8>((values + offset(layer, 0)).assumingMemoryBound(to: UInt8.self))
-        positions64.withUnsafeBufferPointer { pos in
+        positionScratch.withUnsafeBufferPointer { pos in
             scratch.withUnsafeMutableBufferPointer { w in
                 var desc = ck_attention_desc(
                     q: q.base, q_stride: Int64(q.columns), k: k, v: v, row_bytes: Int64(rowBytes), format: format.ck,

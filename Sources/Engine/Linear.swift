@@ -12,26 +12,41 @@ extension Ops {
     public static func linear(_ x: Matrix, rows: Int, weights: [WeightMatrix], into outputs: [Matrix],
                               scratch: MatmulScratch, threads: Int, path: KernelPath? = nil) {
         precondition(weights.count == outputs.count && !weights.isEmpty, "linear: one output per weight")
+        linear(x, rows: rows, count: weights.count, weight: { weights[$0] }, output: { outputs[$0] },
+               scratch: scratch, threads: threads, path: path)
+    }
+
+    /// `y = x · Wᵀ` for one weight.
+    public static func linear(_ x: Matrix, rows: Int, weight: WeightMatrix, into y: Matrix, scratch: MatmulScratch,
+                              threads: Int, path: KernelPath? = nil) {
+        linear(x, rows: rows, count: 1, weight: { _ in weight }, output: { _ in y }, scratch: scratch, threads: threads, path: path)
+    }
+
+    /// The shared body, over index accessors so neither caller builds an array per call (the
+    /// decode path runs this a few hundred times per token).
+    private static func linear(_ x: Matrix, rows: Int, count all: Int, weight: (Int) -> WeightMatrix, output: (Int) -> Matrix,
+                               scratch: MatmulScratch, threads: Int, path: KernelPath?) {
         precondition(rows <= x.rows, "linear: too many rows")
-        for (w, y) in zip(weights, outputs) {
+        for i in 0..<all {
+            let w = weight(i), y = output(i)
             precondition(w.k == x.columns && w.n == y.columns && rows <= y.rows, "linear: shape mismatch for \(w.name)")
         }
         // Scheme groups in order of first appearance; fp32-activation weights form the nil group.
-        for first in weights.indices {
-            let scheme = weights[first].format.activationQuantization
-            if weights[..<first].contains(where: { $0.format.activationQuantization == scheme }) { continue }
+        for first in 0..<all {
+            let scheme = weight(first).format.activationQuantization
+            if (0..<first).contains(where: { weight($0).format.activationQuantization == scheme }) { continue }
             scratch.quantize(x.base, m: rows, k: x.columns, as: scheme, threads: threads, path: path)
-            let count = weights[first...].reduce(0) { $0 + ($1.format.activationQuantization == scheme ? 1 : 0) }
+            let count = (first..<all).reduce(0) { $0 + (weight($1).format.activationQuantization == scheme ? 1 : 0) }
             // Stack scratch for the C call: no allocation per token.
             withUnsafeTemporaryAllocation(of: ck_matmul_desc.self, capacity: count) { descs in
                 withUnsafeTemporaryAllocation(of: ck_weights.self, capacity: count) { ws in
                     withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>?.self, capacity: count) { ys in
                         var j = 0
-                        for i in first..<weights.count where weights[i].format.activationQuantization == scheme {
-                            let w = weights[i]
+                        for i in first..<all where weight(i).format.activationQuantization == scheme {
+                            let w = weight(i)
                             descs.initializeElement(at: j, to: MatmulDescriptor(m: rows, n: w.n, k: w.k, weightFormat: w.format).ck)
                             ws.initializeElement(at: j, to: w.weights)
-                            ys.initializeElement(at: j, to: outputs[i].base)
+                            ys.initializeElement(at: j, to: output(i).base)
                             j += 1
                         }
                         withUnsafePointer(to: scratch.act) { a in
@@ -42,11 +57,5 @@ extension Ops {
                 }
             }
         }
-    }
-
-    /// `y = x · Wᵀ` for one weight.
-    public static func linear(_ x: Matrix, rows: Int, weight: WeightMatrix, into y: Matrix, scratch: MatmulScratch,
-                              threads: Int, path: KernelPath? = nil) {
-        linear(x, rows: rows, weights: [weight], into: [y], scratch: scratch, threads: threads, path: path)
     }
 }
