@@ -2,10 +2,12 @@ import Foundation
 import Testing
 
 /// Runs the release `quanta` executable that `make test` builds alongside the tests.
-func runQuanta(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+func runQuanta(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
+    -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "\(repositoryRoot)/.build/release/quanta")
     process.arguments = arguments
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe(), input = Pipe()
     process.standardOutput = out
     process.standardError = err
