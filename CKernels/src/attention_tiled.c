@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include "ck_ops.h"
 #include "ck_matmul.h"
+#include "avx2_exp.h"
 #include "attention_internal.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
@@ -29,25 +30,6 @@ int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
     const int64_t tiled = (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)QL * (capacity + QL) + QL * 4;
     const int64_t simple = capacity + head_dim;
     return tiled > simple ? tiled : simple;
-}
-
-/// exp(x) for x <= 0 (and -inf), Cephes' expf polynomial after x = n ln2 + r: about 1 ulp.
-/// Inputs below -87 are clamped (their weights are < 2^-125 of the maximum's).
-T256 INLINE __m256 exp_nonpos(__m256 x) {
-    x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
 /// Decodes rows p0..p0+n-1 of one KV head (base already offset to the head) into dst[n][hd].
@@ -162,7 +144,7 @@ T256 static void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         for (int64_t p = 0; p < npos; p++) {
             const __m256i pv = _mm256_set1_epi32((int32_t)(pmin + p));
             const __m256 out = _mm256_castsi256_ps(_mm256_or_si256(_mm256_cmpgt_epi32(fv, pv), _mm256_cmpgt_epi32(pv, lv)));
-            const __m256 w = _mm256_andnot_ps(out, exp_nonpos(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), mx)));
+            const __m256 w = _mm256_andnot_ps(out, ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), mx)));
             _mm256_storeu_ps(s + p * QL + 8 * v, w);
             sum = _mm256_add_ps(sum, w);
         }

@@ -15,16 +15,10 @@
 // the dispatch between them.
 #pragma STDC FP_CONTRACT OFF
 
-#include <immintrin.h>
 #include <math.h>
-#include <string.h>
-#include "ck_matmul.h"
+#include "matmul_avx2_common.h"
 #include "matmul_avx2_prefill.h"
 
-#define T256 __attribute__((target("avx2,fma,f16c")))
-#define INLINE static inline __attribute__((always_inline))
-/// Constant-trip loops over tile rows, halves and quads: unrolled so accumulators stay in registers.
-#define UNROLL _Pragma("clang loop unroll(full)")
 
 T256 INLINE int hsum_epi32(__m256i v) {
     __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));

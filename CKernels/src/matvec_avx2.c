@@ -11,13 +11,7 @@
 // by lane, so results are bit-identical to ck_matmul_ref.
 #pragma STDC FP_CONTRACT OFF
 
-#include <immintrin.h>
-#include <string.h>
-#include "ck_matmul.h"
-
-#define T256 __attribute__((target("avx2,fma,f16c")))
-#define INLINE static inline __attribute__((always_inline))
-#define UNROLL _Pragma("clang loop unroll(full)")
+#include "matmul_avx2_common.h"
 
 /// How far ahead of the current load the weight stream is prefetched (bytes).
 #ifndef CK_PF_BYTES
@@ -27,18 +21,6 @@
 /// Value classes: 4-bit nibbles, 5-bit bytes (MXFP4, Q5_0 without its compact copy), Q5_0's
 /// compact nibbles + fifth-bit plane, 6-bit bytes (Q6_K, two scales per block), 8-bit bytes.
 enum { V_U4, V_U5, V_U5C, V_Q6, V_S8 };
-
-T256 INLINE __m256i bcast4(const int8_t *p) {
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_epi32(v);
-}
-
-/// 8 scales from a repacked scale plane: fp16 (exact widening) or fp32.
-T256 INLINE __m256 scales8(const void *base, int64_t i, const int HS) {
-    return HS ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const ck_half *)base + i)))
-              : _mm256_loadu_ps((const float *)base + i);
-}
 
 /// Bit `bit` of every byte of a bit-sliced plane moved to bit 4 (value 0 or 16). 16-bit shifts
 /// are fine: for shifts of at most 4 the bit that lands on bit 4 comes from the same byte.
@@ -76,7 +58,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
             // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.
             __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             UNROLL for (int j = 0; j < 4; j++) {
-                const __m256i alo = bcast4(aq + 4 * j), ahi = bcast4(aq + 16 + 4 * j);
+                const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
                     const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
@@ -91,7 +73,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
             dot0[0] = dot0[1] = _mm256_setzero_si256();
             const __m256i x[2] = {_mm256_loadu_si256((const __m256i *)(q + 256)), _mm256_loadu_si256((const __m256i *)(q + 288))};
             UNROLL for (int j = 0; j < 4; j++) {
-                const __m256i alo = bcast4(aq + 4 * j), ahi = bcast4(aq + 16 + 4 * j);
+                const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
                     const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), fifth_bits(x[s], j));
@@ -111,7 +93,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
             __m256i plo[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             __m256i phi[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             UNROLL for (int j = 0; j < 8; j++) {
-                const __m256i av = bcast4(aq + 4 * j);
+                const __m256i av = ck_bcast4(aq + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
                     const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
@@ -127,7 +109,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
             __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             dot0[0] = dot0[1] = dot1[0] = dot1[1] = _mm256_setzero_si256();
             UNROLL for (int j = 0; j < 8; j++) {
-                const __m256i av = bcast4(aq + 4 * j);
+                const __m256i av = ck_bcast4(aq + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++)
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s)), av));
                 if (j % flush == flush - 1) {
@@ -143,13 +125,13 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         const __m256 da = _mm256_set1_ps(meta[0]);
         UNROLL for (int s = 0; s < 2; s++) {
             const int64_t di = b * NSC * CK_R + 8 * s;
-            const __m256 d0 = scales8(dwp, di, HS);
+            const __m256 d0 = ck_load_scales8(dwp, di, HS);
             if (NSC == 1) {
-                const __m256 mw = HASMIN ? scales8(mwp, b * CK_R + 8 * s, HS) : _mm256_mul_ps(d0, vneg);
+                const __m256 mw = HASMIN ? ck_load_scales8(mwp, b * CK_R + 8 * s, HS) : _mm256_mul_ps(d0, vneg);
                 acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
                 acc[s] = _mm256_fmadd_ps(mw, _mm256_set1_ps(meta[1]), acc[s]);
             } else {
-                const __m256 d1 = scales8(dwp, di + CK_R, HS);
+                const __m256 d1 = ck_load_scales8(dwp, di + CK_R, HS);
                 acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
                 acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot1[s]), d1), da, acc[s]);
                 acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(d0, vneg), _mm256_set1_ps(meta[2]), acc[s]);
