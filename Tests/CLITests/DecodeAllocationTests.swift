@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The decode path allocates nothing per token after warm-up: `quanta generate` runs under an
-/// LD_PRELOAD shim (compiled here with the system C compiler) that counts `malloc` calls and
+/// LD_PRELOAD shim (compiled here with the toolchain's clang) that counts `malloc` calls and
 /// prints the total at exit. Two runs that differ only in the number of generated tokens give the
 /// mallocs per extra token, which covers the whole forward pass (matmuls, attention, KV cache,
 /// buffers) plus the CLI's own loop (the sampled token and its logits row: 2 per token today).
@@ -17,18 +17,22 @@ import Testing
         __attribute__((destructor)) static void report(void) { fprintf(stderr, "mallocs: %ld\\n", (long)count); }
         """
 
-    /// Builds the shim; nil when no C compiler is installed (the machine this project targets has gcc).
+    /// Builds the shim with the Swift toolchain's clang (or the system cc); nil when neither works.
     static func buildCounter() throws -> String? {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quanta-malloc-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let source = dir.appendingPathComponent("count.c"), library = dir.appendingPathComponent("count.so")
         try counter.write(to: source, atomically: true, encoding: .utf8)
-        let cc = Process()
-        cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        cc.arguments = ["cc", "-O2", "-shared", "-fPIC", source.path, "-o", library.path]
-        try cc.run()
-        cc.waitUntilExit()
-        return cc.terminationStatus == 0 ? library.path : nil
+        for compiler in ["clang", "cc"] {
+            let cc = Process()
+            cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            cc.arguments = [compiler, "-O2", "-shared", "-fPIC", source.path, "-o", library.path]
+            cc.standardError = FileHandle.nullDevice
+            guard (try? cc.run()) != nil else { continue }
+            cc.waitUntilExit()
+            if cc.terminationStatus == 0 { return library.path }
+        }
+        return nil
     }
 
     /// (mallocs, generated tokens) of one greedy run.
