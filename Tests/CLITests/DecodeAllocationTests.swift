@@ -19,7 +19,7 @@ import Testing
 
     /// Builds the shim with the Swift toolchain's clang (or the system cc); nil when neither works.
     static func buildCounter() throws -> String? {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quanta-malloc-\(getpid())")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quanta-malloc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let source = dir.appendingPathComponent("count.c"), library = dir.appendingPathComponent("count.so")
         try counter.write(to: source, atomically: true, encoding: .utf8)
