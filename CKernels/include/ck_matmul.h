@@ -168,8 +168,9 @@ void ck_quantize_act(const ck_act *a, int threads, int path);
 /// otherwise they run one after another through ck_matmul. Results equal separate ck_matmul calls.
 void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                      int threads, int path);
-/// Repacks every row of `w` (ck_repack_rows) on `threads` threads (load time only).
-void ck_repack(const ck_weights *w, int threads);
+/// Repacks rows [n0, n1) of `w` (ck_repack_rows; n0 a multiple of 16, n1 clamped to n) on
+/// `threads` threads (load time only).
+void ck_repack(const ck_weights *w, int64_t n0, int64_t n1, int threads);
 /// Full matmul with the active path (or `path` >= 0), split over N across `threads` threads.
 /// Integer formats need `a` quantized (ck_quantize_act); float formats read a->x.
 void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path);

@@ -184,13 +184,19 @@ void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     ck_parallel(multi_part, &j, threads < 1 ? 1 : threads);
 }
 
+typedef struct {
+    const ck_weights *w;
+    int64_t n0, n1;
+} repack_job;
+
 static void repack_part(void *ctx, int t, int nt) {
-    const ck_weights *w = ctx;
-    const int64_t groups = (w->n + CK_R - 1) / CK_R;
-    const int64_t g0 = groups * t / nt, g1 = groups * (t + 1) / nt;
-    if (g0 < g1) ck_repack_rows(w, g0 * CK_R, g1 * CK_R < w->n ? g1 * CK_R : w->n);
+    const repack_job *j = ctx;
+    const int64_t first = j->n0 / CK_R, groups = (j->n1 - j->n0 + CK_R - 1) / CK_R;
+    const int64_t g0 = first + groups * t / nt, g1 = first + groups * (t + 1) / nt;
+    if (g0 < g1) ck_repack_rows(j->w, g0 * CK_R, g1 * CK_R < j->n1 ? g1 * CK_R : j->n1);
 }
 
-void ck_repack(const ck_weights *w, int threads) {
-    ck_parallel(repack_part, (void *)w, threads < 1 ? 1 : threads);
+void ck_repack(const ck_weights *w, int64_t n0, int64_t n1, int threads) {
+    repack_job j = {w, n0, n1 < w->n ? n1 : w->n};
+    if (j.n0 < j.n1) ck_parallel(repack_part, &j, threads < 1 ? 1 : threads);
 }

@@ -108,9 +108,13 @@ let architectureRegistry: [String: @Sendable (GGUFFile, WeightMode) throws(Model
     "gemma3": { file, mode throws(ModelError) in try Gemma3(file: file, weights: mode) },
 ]
 
-/// Builds the model a GGUF file describes.
+/// Builds the model a GGUF file describes. Afterwards the file's mapped pages are dropped from
+/// the resident set (the model holds repacked copies; embedding rows and metadata read later
+/// are paged in again on access), so the process does not hold the model twice.
 public func loadModel(_ file: GGUFFile, weights: WeightMode = .native) throws(ModelError) -> any CausalLanguageModel {
     let arch = file.architecture ?? "(none)"
     guard let make = architectureRegistry[arch] else { throw .unsupportedArchitecture(arch) }
-    return try make(file, weights)
+    let model = try make(file, weights)
+    file.releaseResidentPages()
+    return model
 }

@@ -1,7 +1,8 @@
 import CKernels
 import GGUF
 
-/// A token-embedding table kept in its GGUF (quantized) form; rows are dequantized on lookup.
+/// A token-embedding table kept in its GGUF (quantized) form; rows are read from the file (pread,
+/// not the mapping, so the table does not become resident row by row) and dequantized on lookup.
 /// Shape `[vocabulary][width]` (GGUF `[width, vocabulary]`).
 public final class EmbeddingTable: @unchecked Sendable {
     public let vocabulary: Int
@@ -25,11 +26,14 @@ public final class EmbeddingTable: @unchecked Sendable {
     /// Writes the embedding of `tokens[r]` into row r of `out`, times `scale`.
     public func lookup(_ tokens: [Int32], into out: Matrix, scale: Float = 1) {
         precondition(out.columns == width && tokens.count <= out.rows)
-        let data = file.tensorData(tensor)
-        for (r, token) in tokens.enumerated() {
-            precondition(token >= 0 && Int(token) < vocabulary, "token \(token) outside the vocabulary")
-            ck_dequantize_row(ck_type(tensor.type.rawValue), data.baseAddress! + Int(token) * rowBytes, out.row(r), Int64(width))
-            if scale != 1 { ck_scale(out.row(r), scale, Int64(width)) }
+        withUnsafeTemporaryAllocation(byteCount: rowBytes, alignment: 64) { row in
+            for (r, token) in tokens.enumerated() {
+                precondition(token >= 0 && Int(token) < vocabulary, "token \(token) outside the vocabulary")
+                let start = Int(token) * rowBytes
+                file.copyTensorBytes(tensor, bytes: start..<start + rowBytes, into: row.baseAddress!)
+                ck_dequantize_row(ck_type(tensor.type.rawValue), row.baseAddress!, out.row(r), Int64(width))
+                if scale != 1 { ck_scale(out.row(r), scale, Int64(width)) }
+            }
         }
     }
 }

@@ -25,6 +25,10 @@ public final class WeightMatrix: @unchecked Sendable {
     public let repackedByteCount: Int
     let weights: ck_weights
 
+    /// Rows repacked per step at load (a multiple of 16): small enough that a slice of the source
+    /// (≤ ~5 MB for the widest rows here) is all that is resident twice at any time.
+    static let repackSliceRows = 8192
+
     /// Threads used for load-time repacking.
     nonisolated(unsafe) public static var loadThreads = 2
 
@@ -41,7 +45,13 @@ public final class WeightMatrix: @unchecked Sendable {
         guard k % max(32, format.blockSize) == 0, data.count == n * format.rowBytes(k: k) else {
             throw .invalidWeight(tensor: tensor.name, reason: "row length \(k) is not a whole number of 32-blocks")
         }
-        self.init(name: tensor.name, format: format, n: n, k: k, raw: data.baseAddress!, file: file, owned: nil)
+        // The fast paths read the repacked copy from then on; the file's pages would only keep
+        // the model resident twice (the reference kernel pages them in again if it runs). Dropped
+        // slice by slice as the repacking goes, so even the 178 MB Gemma head is never held twice.
+        let rowBytes = format.rowBytes(k: k)
+        self.init(name: tensor.name, format: format, n: n, k: k, raw: data.baseAddress!, file: file, owned: nil) { rows in
+            file.releaseResidentPages(of: tensor, bytes: rows.lowerBound * rowBytes..<rows.upperBound * rowBytes)
+        }
     }
 
     /// Loads a 2-D GGUF tensor and converts it to `format` at load (dequantize to fp32, then
@@ -56,6 +66,7 @@ public final class WeightMatrix: @unchecked Sendable {
             throw .invalidWeight(tensor: tensor.name, reason: "expected a 2-D tensor, shape \(tensor.shape)")
         }
         let values = try dequantizeRows(tensor, in: file)
+        file.releaseResidentPages(of: tensor)
         try self.init(quantizing: values, n: tensor.shape[1], k: tensor.shape[0], as: format, name: tensor.name)
     }
 
@@ -99,7 +110,9 @@ public final class WeightMatrix: @unchecked Sendable {
         self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
     }
 
-    private init(name: String, format: WeightFormat, n: Int, k: Int, raw: UnsafeRawPointer, file: GGUFFile?, owned: UnsafeMutableRawPointer?) {
+    /// `repacked(rows)` runs after each slice of rows is repacked (load-time memory release).
+    private init(name: String, format: WeightFormat, n: Int, k: Int, raw: UnsafeRawPointer, file: GGUFFile?, owned: UnsafeMutableRawPointer?,
+                 repacked done: (Range<Int>) -> Void = { _ in }) {
         self.name = name
         self.format = format
         self.n = n
@@ -118,7 +131,13 @@ public final class WeightMatrix: @unchecked Sendable {
                              raw_row_bytes: Int64(format.rowBytes(k: k)),
                              qs: qs?.assumingMemoryBound(to: UInt8.self), dw: dw, mw: mw,
                              f32: f32?.assumingMemoryBound(to: Float.self), qs_dec: dec?.assumingMemoryBound(to: UInt8.self))
-        withUnsafePointer(to: w) { ck_repack($0, Int32(WeightMatrix.loadThreads)) }
+        withUnsafePointer(to: w) { wp in
+            for n0 in stride(from: 0, to: n, by: Self.repackSliceRows) {
+                let n1 = min(n, n0 + Self.repackSliceRows)
+                ck_repack(wp, Int64(n0), Int64(n1), Int32(WeightMatrix.loadThreads))
+                done(n0..<n1)
+            }
+        }
         weights = w
     }
 

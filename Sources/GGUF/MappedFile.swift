@@ -11,26 +11,68 @@ public final class MappedFile: @unchecked Sendable {
     public let bytes: UnsafeRawBufferPointer
     public let path: String
 
+    /// Kept open for `read(_:into:)`; closed in deinit.
+    private let descriptor: Int32
+
     public init(path: String) throws(GGUFError) {
         self.path = path
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .cannotOpen(path: path, reason: "not a regular file") }
+        guard fstat(fd, &st) == 0 else {
+            defer { close(fd) }
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw .cannotOpen(path: path, reason: "not a regular file")
+        }
         let size = Int(st.st_size)
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            descriptor = fd
             return
         }
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+            defer { close(fd) }
             throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
         bytes = UnsafeRawBufferPointer(start: base, count: size)
+        descriptor = fd
+    }
+
+    /// Copies the file's bytes `range` into `destination` with pread, which goes through the page
+    /// cache without mapping pages into this process (so reading a few embedding rows per token
+    /// does not make a 178 MB table resident through fault-around). Falls back to the mapping if
+    /// the read fails. `range` must lie inside the file.
+    public func read(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "read outside the file")
+        var done = 0
+        while done < range.count {
+            let got = pread(descriptor, destination + done, range.count - done, off_t(range.lowerBound + done))
+            if got > 0 { done += got; continue }
+            if got < 0 && errno == EINTR { continue }
+            // EOF or an I/O error on a file we mapped: the mapping still has the bytes.
+            destination.copyMemory(from: bytes.baseAddress! + range.lowerBound, byteCount: range.count)
+            return
+        }
+    }
+
+    /// Drops this process's resident pages of `range` (byte offsets into the file; shrunk to whole
+    /// pages). The bytes stay readable: the next access maps them again from the page cache. Used
+    /// once a tensor has been repacked into memory of our own, so the file's copy stops counting
+    /// towards the resident set (a model would otherwise be resident twice).
+    public func releaseResidentPages(_ range: Range<Int>) {
+        guard let base = bytes.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let lower = (range.lowerBound + page - 1) / page * page
+        let upper = min(range.upperBound, bytes.count) / page * page
+        guard lower < upper else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + lower), upper - lower, Int32(MADV_DONTNEED))
     }
 
     deinit {
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+        close(descriptor)
     }
 }
