@@ -93,12 +93,13 @@ typedef struct {
     void *dw;
     void *mw;
     float *f32;
-    uint8_t *qs_dec;  ///< Q5_0 only: compact decode layout (see ck_repack_sizes), else NULL
+    uint8_t *qs_dec;  ///< Q5_0 only: compact layout (see ck_repack_sizes), else NULL
 } ck_weights;
 
 /// Sizes (in bytes) of the repacked arrays for a format and shape; zero for unused arrays.
-/// dec_bytes: Q5_0's second, compact copy for decode (weight streaming; only the M = 1 kernels
-/// read it): per group and block 256 bytes of low nibbles (the packed4 layout) then 64 bytes of
+/// dec_bytes: Q5_0's compact layout, which the AVX2 kernels (decode and prefill) read; its byte
+/// layout in qs is kept only when the CPU can run the AVX-512 kernel, its only reader. Per
+/// group and block 256 bytes of low nibbles (the packed4 layout) then 64 bytes of
 /// bit-sliced fifth bits, 32 per 8-row half s at 256 + 32s: byte 4r + i (row 8s + r) has bit j =
 /// u[4j+i] >> 4 and bit 4 + j = u[16+4j+i] >> 4 (j = 0..3), so one shift and mask moves a quad's
 /// fifth bits into place for the 32 bytes of its nibbles. With the fp16 scales that is 5.5 bits

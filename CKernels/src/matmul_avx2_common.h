@@ -25,4 +25,14 @@ T256 INLINE __m256 ck_load_scales8(const void *base, int64_t i, const int HS) {
               : _mm256_loadu_ps((const float *)base + i);
 }
 
+/// Bit `bit` of every byte of a bit-sliced plane (Q5_0's compact layout) moved to bit 4 (value
+/// 0 or 16). 16-bit shifts are fine: for shifts of at most 4 the bit that lands on bit 4 comes
+/// from the same byte.
+T256 INLINE __m256i ck_fifth_bits(__m256i x, const int bit) {
+    const __m256i b4 = _mm256_set1_epi8(16);
+    if (bit < 4) return _mm256_and_si256(_mm256_slli_epi16(x, 4 - bit), b4);
+    if (bit > 4) return _mm256_and_si256(_mm256_srli_epi16(x, bit - 4), b4);
+    return _mm256_and_si256(x, b4);
+}
+
 #endif

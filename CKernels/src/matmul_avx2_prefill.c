@@ -16,13 +16,14 @@
 // activation tile.
 #pragma STDC FP_CONTRACT OFF
 
+#include <stdlib.h>
 #include "matmul_avx2_common.h"
 #include "matmul_avx2_prefill.h"
 
 /// Value classes in the repacked layout (see matmul_avx2.c for the saturation bounds).
 enum {
     P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial
-    P_U5 = 1,   ///< bytes <= 31 (Q5_0, MXFP4): flush every 4 quads
+    P_U5 = 1,   ///< bytes <= 31 (Q5_0 expanded from its compact layout, MXFP4): flush every 4 quads
     P_Q6 = 2,   ///< bytes <= 63 (Q6_K): flush every 2 quads, two dots (one per 16 elements)
     P_S8 = 3,   ///< bytes <= 255 (Q8_0, MXINT8): split into two nibble dots
 };
@@ -38,7 +39,8 @@ enum { MTX = 4, HTX = 2 };
 
 /// What every tile of one call reads.
 typedef struct {
-    const uint8_t *qs;
+    const uint8_t *qs;    ///< values of groups gbase.. (the repacked array, or an expanded chunk)
+    int64_t gbase;
     const void *dw, *mw;
     const float *meta;
     const int8_t *aq;
@@ -54,7 +56,7 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                        const int HASMIN, const int HS, const int MT, const int HT) {
     const int64_t k = c->k, nb = c->nb, qb = KIND == P_U4 ? 256 : 512;
     const int64_t g = h0 / 2, side = h0 % 2;
-    const uint8_t *const qs = c->qs + g * nb * qb + 32 * side;
+    const uint8_t *const qs = c->qs + (g - c->gbase) * nb * qb + 32 * side;
     const int8_t *const aq = c->aq + m0 * k;
     const float *const meta = c->meta + m0 * nb * 4;
     const void *const dws = c->dw, *const mws = c->mw;
@@ -193,6 +195,38 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
 
 typedef void (*ptile_fn)(const pctx *c, int64_t m0, int64_t h0, int nvalid);
 
+/// Q5_0 is stored only in its compact layout (nibbles + bit-sliced fifth bits, see
+/// ck_repack_sizes) on AVX2 machines. Unpacking it inside the tile cost ~30 % on Gemma's
+/// gate/up, so each L2 chunk is expanded once into the byte layout of the 5-bit tiles, in a
+/// per-thread buffer, and that is amortised over every 4-row activation tile. The buffer grows
+/// on the first call that needs more (libomp's threads persist), so later calls do not allocate.
+static _Thread_local uint8_t *expanded;
+static _Thread_local size_t expanded_bytes;
+
+static uint8_t *expansion_buffer(size_t bytes) {
+    if (bytes <= expanded_bytes) return expanded;
+    free(expanded);
+    expanded = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    expanded_bytes = expanded ? bytes : 0;
+    return expanded;
+}
+
+/// `blocks` consecutive 16-row blocks: compact (320 bytes each) -> byte layout (512 bytes).
+T256 static void expand_q5_0(const uint8_t *compact, uint8_t *bytes, int64_t blocks) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    for (int64_t i = 0; i < blocks; i++, compact += 320, bytes += 512)
+        UNROLL for (int s = 0; s < 2; s++) {
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(compact + 256 + 32 * s));
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m256i v = _mm256_loadu_si256((const __m256i *)(compact + 64 * j + 32 * s));
+                _mm256_storeu_si256((__m256i *)(bytes + 64 * j + 32 * s),
+                                    _mm256_or_si256(_mm256_and_si256(v, low4), ck_fifth_bits(x, j)));
+                _mm256_storeu_si256((__m256i *)(bytes + 64 * (4 + j) + 32 * s),
+                                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4), ck_fifth_bits(x, 4 + j)));
+            }
+        }
+}
+
 #define PTILE(NAME, KIND, NSC, HASMIN, HS, MT, HT)                                                   \
     T256 static void NAME(const pctx *c, int64_t m0, int64_t h0, int nvalid) {                       \
         ptile(c, m0, h0, nvalid, KIND, NSC, HASMIN, HS, MT, HT);                                     \
@@ -215,7 +249,7 @@ PTILES(p_q6_K, P_Q6, 2, 0, 0, 2)
 PTILES(p_q8_0, P_S8, 1, 0, 1, 1)
 PTILES(p_mxint8, P_S8, 1, 0, 0, 1)
 
-/// Halves per L2 chunk: about 128 KiB of repacked weights and scales.
+/// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0: of its expansion).
 static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
     const int64_t bytes = (k / 32) * ((info->packed4 ? 128 : 256) + (info->half_scales ? 16 : 32) * (info->nsc + info->has_min));
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
@@ -236,13 +270,24 @@ void ck_matmul_avx2_prefill(const ck_matmul_desc *d, const ck_weights *w, const 
     case CK_WF_Q8_0: t = p_q8_0; ht = p_q8_0_ht; break;
     default: t = p_mxint8; ht = p_mxint8_ht; break;
     }
-    const pctx c = {w->qs, w->dw, w->mw, a->meta, a->q, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off)};
+    const int q5 = w->format == CK_WF_Q5_0;
+    pctx c = {w->qs, 0, w->dw, w->mw, a->meta, a->q, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off)};
     if (n1 > d->n) n1 = d->n;
     const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
     const int lastvalid = (int)(n1 - (h1 - 1) * 8);
     const int64_t ch = chunk_halves(&info, d->k);
+    uint8_t *scratch = NULL;
+    if (q5 && !(scratch = expansion_buffer((size_t)((ch + 3) / 2) * (size_t)c.nb * 512))) {
+        ck_matmul_ref(d, w, a, y, n0, n1);   // out of memory for the expansion: slow but right
+        return;
+    }
     for (int64_t c0 = h0; c0 < h1; c0 += ch) {
         const int64_t c1 = c0 + ch < h1 ? c0 + ch : h1;
+        if (q5) {   // the chunk's groups, once, in the byte layout the tiles read
+            c.gbase = c0 / 2;
+            expand_q5_0(w->qs_dec + c.gbase * c.nb * 320, scratch, ((c1 + 1) / 2 - c.gbase) * c.nb);
+            c.qs = scratch;
+        }
         for (int64_t m = 0; m < d->m; m += MTX) {
             const int mt = d->m - m < MTX ? (int)(d->m - m) : MTX;
             int64_t h = c0;

@@ -18,18 +18,8 @@
 #define CK_PF_BYTES 1024
 #endif
 
-/// Value classes: 4-bit nibbles, 5-bit bytes (MXFP4, Q5_0 without its compact copy), Q5_0's
-/// compact nibbles + fifth-bit plane, 6-bit bytes (Q6_K, two scales per block), 8-bit bytes.
+/// Value classes: 4-bit nibbles, 5-bit bytes (MXFP4), Q5_0's compact nibbles + fifth-bit plane, 6-bit bytes (Q6_K, two scales per block), 8-bit bytes.
 enum { V_U4, V_U5, V_U5C, V_Q6, V_S8 };
-
-/// Bit `bit` of every byte of a bit-sliced plane moved to bit 4 (value 0 or 16). 16-bit shifts
-/// are fine: for shifts of at most 4 the bit that lands on bit 4 comes from the same byte.
-T256 INLINE __m256i fifth_bits(__m256i x, const int bit) {
-    const __m256i b4 = _mm256_set1_epi8(16);
-    if (bit < 4) return _mm256_and_si256(_mm256_slli_epi16(x, 4 - bit), b4);
-    if (bit > 4) return _mm256_and_si256(_mm256_srli_epi16(x, bit - 4), b4);
-    return _mm256_and_si256(x, b4);
-}
 
 T256 INLINE void prefetch_range(const uint8_t *p, int bytes) {
     for (int o = 0; o < bytes; o += 64) _mm_prefetch((const char *)p + o, _MM_HINT_T0);
@@ -76,8 +66,8 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                 const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
-                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), fifth_bits(x[s], j));
-                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4), fifth_bits(x[s], 4 + j));
+                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), ck_fifth_bits(x[s], j));
+                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4), ck_fifth_bits(x[s], 4 + j));
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(lo, alo));
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
                 }
@@ -164,7 +154,6 @@ typedef void (*group_fn)(const ck_weights *, const ck_act *, float *, int64_t, i
 GROUP(g_q4_0, V_U4, 1, 0, 1)
 GROUP(g_q4_1, V_U4, 1, 1, 1)
 GROUP(g_q4_K, V_U4, 1, 1, 0)
-GROUP(g_q5_0, V_U5, 1, 0, 1)
 GROUP(g_q5_0c, V_U5C, 1, 0, 1)
 GROUP(g_mxfp4, V_U5, 1, 0, 0)
 GROUP(g_q6_K, V_Q6, 2, 0, 0)
@@ -177,7 +166,7 @@ T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     case CK_WF_Q4_0: f = g_q4_0; break;
     case CK_WF_Q4_1: f = g_q4_1; break;
     case CK_WF_Q4_K: f = g_q4_K; break;
-    case CK_WF_Q5_0: f = w->qs_dec ? g_q5_0c : g_q5_0; break;
+    case CK_WF_Q5_0: f = g_q5_0c; break;
     case CK_WF_MXFP4: f = g_mxfp4; break;
     case CK_WF_Q6_K: f = g_q6_K; break;
     case CK_WF_Q8_0: f = g_q8_0; break;

@@ -131,7 +131,10 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = *dec_bytes = 0;
     if (f == CK_WF_Q5_0) *dec_bytes = groups * nb * 320;
     if (info.int8_path) {
-        *qs_bytes = groups * nb * (info.packed4 ? 256 : 512);
+        // Q5_0's byte layout is read only by the AVX-512 kernel; the AVX2 kernels use the compact
+        // copy, so without AVX-512 it is not kept (5.5 instead of 8.5 + 5.5 bits per weight).
+        const int bytes_layout = f != CK_WF_Q5_0 || ck_best_kernel_path() == CK_PATH_AVX512;
+        *qs_bytes = bytes_layout ? groups * nb * (info.packed4 ? 256 : 512) : 0;
         const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
         *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
         if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
@@ -184,7 +187,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
     const int64_t qbytes = info.packed4 ? 256 : 512;
     for (int64_t g = n0 / CK_R; g * CK_R < n1; g++) {
         for (int64_t b = 0; b < nb; b++) {
-            uint8_t *q = w->qs + (g * nb + b) * qbytes;
+            uint8_t *q = w->qs ? w->qs + (g * nb + b) * qbytes : NULL;
             const int64_t di = (g * nb + b) * info.nsc * CK_R, mi = (g * nb + b) * CK_R;
             for (int r = 0; r < CK_R; r++) {
                 const int64_t row = g * CK_R + r;
@@ -203,7 +206,9 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                         for (int i = 0; i < 4; i++)
                             bits[i] |= (uint8_t)(((u[4 * j + i] >> 4) << j) | ((u[16 + 4 * j + i] >> 4) << (4 + j)));
                 }
-                if (info.packed4) {
+                if (!q) {
+                    // no byte layout (Q5_0 without AVX-512): the compact copy above is all
+                } else if (info.packed4) {
                     for (int j = 0; j < 4; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = (uint8_t)(u[4 * j + i] | (u[16 + 4 * j + i] << 4));
                 } else {
