@@ -5,7 +5,11 @@ import Foundation
 struct LlamaBench {
     let executable: String
 
-    struct Result { let mean: Double, stddev: Double }
+    struct Result {
+        let mean: Double, stddev: Double
+        /// The llama-bench process's peak resident set (VmHWM), MiB, when it could be read.
+        let peakRSSMiB: Double?
+    }
 
     /// `$LLAMA_BENCH`, else `llama-bench` on PATH.
     static func locate() -> LlamaBench? {
@@ -32,13 +36,45 @@ struct LlamaBench {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { return nil }
+        // The child's own high-water mark, sampled while it runs: getrusage(RUSAGE_CHILDREN)
+        // would report at least our own peak (exec records the forked parent's).
+        let peak = PeakRSSWatcher(pid: process.processIdentifier)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let peakMiB = peak.stop()
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let mean = object["avg_ts"] as? Double else { continue }
-            return Result(mean: mean, stddev: object["stddev_ts"] as? Double ?? 0)
+            return Result(mean: mean, stddev: object["stddev_ts"] as? Double ?? 0, peakRSSMiB: peakMiB)
         }
         return nil
+    }
+}
+
+/// Polls /proc/PID/status for VmHWM (peak resident set, monotonic) every 20 ms on a thread of its
+/// own until stopped; the last value read is the process's peak up to then.
+final class PeakRSSWatcher: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kib = 0, running = true
+
+    init(pid: Int32) {
+        Thread.detachNewThread { [self] in
+            while lock.withLock({ running }) {
+                if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                   let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                   let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") {
+                    lock.withLock { kib = max(kib, value) }
+                }
+                usleep(20_000)
+            }
+        }
+    }
+
+    /// Stops polling; the peak seen, MiB (nil if never read).
+    func stop() -> Double? {
+        lock.withLock {
+            running = false
+            return kib > 0 ? Double(kib) / 1024 : nil
+        }
     }
 }

@@ -16,7 +16,9 @@ llama-bench's tests: ppN prefills N tokens into an empty cache (one batch, logit
 row), tgN generates N tokens one at a time (logits every step). Each test runs once to warm up,
 then -r times; tok/s is reported as mean ± stddev. --depth fills the cache with N tokens first.
 --compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and
-tests, interleaved with ours, and prints the ratio.
+tests, interleaved with ours, and prints the ratio. Peak RSS is ours, a running maximum over the
+whole run (bench one model per run to see a model's alone), and with --compare-llama-cpp the
+largest peak of the model's llama-bench processes.
 """
 
 struct ModelBenchOptions {
@@ -116,6 +118,7 @@ func runModelBench(_ args: [String]) -> Int32 {
         var tests: [(name: String, run: (Int) -> Double)] = []
         for p in options.prompts { tests.append(("pp\(p)", { threads in prefill(model, tokens: p, depth: options.depth, threads: threads, kv: options.kv) })) }
         for n in options.generations { tests.append(("tg\(n)", { threads in generate(model, tokens: n, depth: options.depth, threads: threads, kv: options.kv) })) }
+        var theirPeak: Double?   // largest llama-bench peak RSS on this model, MiB
         for threads in options.threads {
             for test in tests {
                 let name = options.depth > 0 ? "\(test.name) @ d\(options.depth)" : test.name
@@ -131,6 +134,7 @@ func runModelBench(_ args: [String]) -> Int32 {
                     printError("bench: llama-bench \(name) t=\(threads)\n")
                     theirs = llamaBench.run(model: path, test: test.name, threads: threads, repetitions: options.repetitions,
                                             depth: options.depth)
+                    if let rss = theirs?.peakRSSMiB { theirPeak = max(theirPeak ?? 0, rss) }
                 }
                 let m = Measurement(model: info.name, test: name, threads: threads, samples: samples)
                 if options.json {
@@ -141,7 +145,8 @@ func runModelBench(_ args: [String]) -> Int32 {
             }
         }
         if !options.json {
-            print("\n\(info.name): load \(fixed(loadSeconds, 3)) s, peak RSS \(fixed(peakRSSMiB(), 1)) MiB\n")
+            print("\n\(info.name): load \(fixed(loadSeconds, 3)) s, peak RSS \(fixed(peakRSSMiB(), 1)) MiB"
+                  + (theirPeak.map { " (llama-bench: \(fixed($0, 1)) MiB)" } ?? "") + "\n")
         }
     }
     return 0

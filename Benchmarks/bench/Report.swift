@@ -43,6 +43,7 @@ func printJSON(_ m: Measurement, info: ModelInfo, loadSeconds: Double, llamaCpp:
         "\"peak_rss_mb\": \(peakRSSMiB())", "\"load_s\": \(loadSeconds)",
     ]
     if let l = llamaCpp {
+        if let rss = l.peakRSSMiB { fields.append("\"llama_cpp_peak_rss_mb\": \(rss)") }
         fields += ["\"llama_cpp_tok_s\": \(l.mean)", "\"llama_cpp_stddev\": \(l.stddev)", "\"ratio\": \(m.mean / l.mean)"]
     }
     print("{" + fields.joined(separator: ", ") + "}")
