@@ -42,7 +42,7 @@ void ck_scale(float *x, float s, int64_t n);
 // MARK: - Batches of rows (ops_rows.c)
 //
 // Row-parallel forms of the ops above for rows [0, rows) of row-major [rows][cols] matrices:
-// contiguous row ranges on `nthreads` threads of ck_parallel, each row through the single-row op
+// blocks of 16 rows taken by `nthreads` threads of ck_parallel, each row through the single-row op
 // unchanged, so results equal a loop over the rows. Batches under ~16 K elements (decode's one
 // row) run on the calling thread without a parallel region.
 
