@@ -10,6 +10,9 @@
 
 /// y = x / sqrt(mean(x^2) + eps) * w   (RMSNorm; y may alias x). Sum accumulated in double.
 void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps);
+/// ck_rms_norm of four consecutive vectors x + v*n (v = 0..3) into y + v*n, bit-identical to four
+/// ck_rms_norm calls (their sums run side by side in double lanes). n a multiple of 4.
+void ck_rms_norm4_avx2(const float *x, const float *w, float *y, int64_t n, float eps);
 
 /// Rotary embedding of one token's heads in place. `x` is [n_heads][head_dim]; the first
 /// `n_rot` dims of each head rotate by angle pos * base^(-2i/n_rot). `neox` = 0 rotates adjacent

@@ -28,14 +28,24 @@ typedef struct {
     int neox;
 } rows_job;
 
+/// RMSNorm of rows [r0, r1) as a run of width-long vectors (the rows are contiguous): four at a
+/// time on the SIMD paths, the rest one by one; the same result either way.
+static void rms_norm_range(const rows_job *j, int64_t r0, int64_t r1) {
+    const int64_t per_row = j->cols / j->width, v1 = r1 * per_row;
+    int64_t v = r0 * per_row;
+    if (j->width % 4 == 0 && ck_kernel_path_get() != CK_PATH_REF)
+        for (; v + 4 <= v1; v += 4) ck_rms_norm4_avx2(j->x + v * j->width, j->w, j->y + v * j->width, j->width, j->eps);
+    for (; v < v1; v++) ck_rms_norm(j->x + v * j->width, j->w, j->y + v * j->width, j->width, j->eps);
+}
+
 static void run_rows(const rows_job *j, int64_t r0, int64_t r1) {
+    if (j->kind == OP_RMS_NORM) { rms_norm_range(j, r0, r1); return; }
     const int64_t c = j->cols;
     for (int64_t r = r0; r < r1; r++) {
         float *y = j->y ? j->y + r * c : NULL;
         const float *x = j->x ? j->x + r * c : NULL;
         switch (j->kind) {
-        case OP_RMS_NORM:
-            for (int64_t v = 0; v < c; v += j->width) ck_rms_norm(x + v, j->w, y + v, j->width, j->eps);
+        case OP_RMS_NORM:   // whole range at once below
             break;
         case OP_ROPE: ck_rope(y, j->heads, j->head_dim, j->n_rot, j->pos[r], j->base, j->neox); break;
         case OP_SWIGLU: ck_swiglu(y, x, c); break;

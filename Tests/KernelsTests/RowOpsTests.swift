@@ -28,7 +28,7 @@ import Testing
     @Test(arguments: rowCounts) func rmsNormPerHeadAndWhole(rows: Int) {
         let cols = 4 * 256
         let x = gaussians(rows * cols, seed: 1, scale: 3)
-        for width in [cols, 256] {
+        for width in [cols, 256, 64] {
             let w = gaussians(width, seed: 2)
             w.withUnsafeBufferPointer { wp in
                 x.withUnsafeBufferPointer { xp in
@@ -47,6 +47,31 @@ import Testing
                                })
                 }
             }
+        }
+    }
+
+    /// The four-vector RMSNorm against four single calls, bit for bit: a width with a scalar tail
+    /// (36), an all-zero vector, huge and tiny magnitudes, and in place.
+    @Test func rmsNorm4MatchesSingleVectors() {
+        guard ck_best_kernel_path() != CK_PATH_REF else { return }
+        for width in [36, 640] {
+            var x = gaussians(4 * width, seed: 21, scale: 2)
+            for i in 0..<width { x[i] = 0 }                      // vector 0: all zero
+            for i in width..<(2 * width) { x[i] *= 1e18 }         // vector 1: huge
+            for i in (2 * width)..<(3 * width) { x[i] *= 1e-20 }  // vector 2: tiny (squares underflow fp32)
+            let w = gaussians(width, seed: 22)
+            var expected = x, got = [Float](repeating: .nan, count: 4 * width), inPlace = x
+            w.withUnsafeBufferPointer { wp in
+                expected.withUnsafeMutableBufferPointer { e in
+                    for v in 0..<4 { ck_rms_norm(e.baseAddress! + v * width, wp.baseAddress!, e.baseAddress! + v * width, Int64(width), 1e-6) }
+                }
+                x.withUnsafeBufferPointer { xp in
+                    got.withUnsafeMutableBufferPointer { ck_rms_norm4_avx2(xp.baseAddress!, wp.baseAddress!, $0.baseAddress!, Int64(width), 1e-6) }
+                }
+                inPlace.withUnsafeMutableBufferPointer { ck_rms_norm4_avx2($0.baseAddress!, wp.baseAddress!, $0.baseAddress!, Int64(width), 1e-6) }
+            }
+            #expect(got.elementsEqual(expected) { $0.bitPattern == $1.bitPattern }, "width \(width)")
+            #expect(inPlace.elementsEqual(expected) { $0.bitPattern == $1.bitPattern }, "width \(width) in place")
         }
     }
 
