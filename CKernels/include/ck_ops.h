@@ -62,6 +62,9 @@ void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int
 void ck_add_rows(float *y, const float *x, int64_t rows, int64_t cols, int nthreads);
 void ck_scale_rows(float *x, float s, int64_t rows, int64_t cols, int nthreads);
 
+/// n fp32 values to IEEE half bits, bit-identical to ck_fp32_to_fp16 per value (F16C).
+void ck_fp32_to_fp16_row_avx2(const float *x, ck_half *h, int64_t n);
+
 /// Storage formats of the KV cache rows.
 typedef enum {
     CK_KV_F16 = 0,          // IEEE half per element

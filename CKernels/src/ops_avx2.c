@@ -1,14 +1,15 @@
 // AVX2 twins of the elementwise ops in ops.c that show up in profiles (SwiGLU's expf: ~8% of a
 // SmolLM2 prefill when scalar; GeGLU's scalar fp16 rounding and lookup: ~9% of a Gemma 3 one).
 // SwiGLU is not bit-identical to libm: exp is ck_exp_avx2 (avx2_exp.h), about 1 ulp (SwiGLUTests
-// bound the result against fp64). GeGLU and the four-vector RMSNorm are bit-identical to their
-// references.
+// bound the result against fp64). GeGLU, the four-vector RMSNorm and the fp16 row conversion (the
+// KV cache store) are bit-identical to their references.
 #pragma STDC FP_CONTRACT OFF
 
 #include <immintrin.h>
 #include <math.h>
 #include "ck_ops.h"
 #include "avx2_exp.h"
+#include "ck_convert.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 
@@ -71,4 +72,13 @@ T256 void ck_rms_norm4_avx2(const float *x, const float *w, float *y, int64_t wi
             _mm256_storeu_ps(yv + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(xv + i), sv), _mm256_loadu_ps(w + i)));
         for (; i < width; i++) yv[i] = xv[i] * scale * w[i];
     }
+}
+
+/// fp32 -> IEEE half bits for n values: F16C's round-to-nearest-even conversion, which gives the
+/// same bits as ck_fp32_to_fp16 (overflow to infinity, NaN quieted with its top payload bits).
+T256 void ck_fp32_to_fp16_row_avx2(const float *x, ck_half *h, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
 }

@@ -136,6 +136,21 @@ import Testing
         }
     }
 
+    /// The F16C row conversion (KV cache store) equals ck_fp32_to_fp16 on every value: random,
+    /// fp16 subnormal and overflow ranges, fp32 subnormals, ties, infinities and NaNs.
+    @Test func fp16RowConversionMatchesScalar() {
+        guard ck_best_kernel_path() != CK_PATH_REF else { return }
+        var x = gaussians(4001, seed: 31, scale: 100)
+        x += gaussians(1000, seed: 32, scale: 1e-6) + gaussians(1000, seed: 33, scale: 1e5)
+        x += [0, -0, 0x1p-130, -0x1p-130, 0x1p-25, 0x1.8p-25, 0x1p-24, 65504, 65519.99, 65520, -65520, 1e30,
+              .infinity, -.infinity, .nan, -.nan, Float(bitPattern: 0x7F80_0001), Float(bitPattern: 0xFFA0_1234),
+              1 + 0x1p-11, 1 + 0x1.8p-11, 1 + 0x1p-10 + 0x1p-11]
+        var got = [UInt16](repeating: 0, count: x.count)
+        got.withUnsafeMutableBufferPointer { ck_fp32_to_fp16_row_avx2(x, $0.baseAddress!, Int64(x.count)) }
+        let mismatches = x.indices.filter { got[$0] != ck_fp32_to_fp16(x[$0]) }
+        #expect(mismatches.isEmpty, "\(mismatches.count) differ, first \(mismatches.first.map { "\(x[$0])" } ?? "")")
+    }
+
     /// GeGLU's AVX2 twin equals the reference bit for bit: on every fp16 value (each table entry,
     /// at both signs of `up`), on random gates, on the cut-offs and specials, and on a scalar tail.
     @Test func gegluAVX2MatchesReference() {
