@@ -144,6 +144,13 @@ void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act
 /// The AVX2 path for one activation row (decode), integer formats: streams each 16-row group's
 /// repacked bytes in address order with software prefetch (matvec_avx2.c). Same contract.
 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+/// The AVX2 path for many activation rows (prefill), integer formats, threaded: the `count`
+/// matmuls on one quantized input (all with the same m) run in one parallel region on `nthreads`
+/// threads, which take (matrix, L2 chunk of columns, 32-row block) units from a shared counter.
+/// Each output element is computed exactly as by ck_matmul_avx2 (so as by ck_matmul_ref).
+/// Below `min_parallel_macs` multiply-accumulates (all matrices) it runs on the calling thread.
+void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y,
+                                  int count, int nthreads, int64_t min_parallel_macs);
 
 // MARK: - Dispatch and threading (dispatch.c, parallel.c)
 

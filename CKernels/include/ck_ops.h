@@ -10,6 +10,9 @@
 
 /// y = x / sqrt(mean(x^2) + eps) * w   (RMSNorm; y may alias x). Sum accumulated in double.
 void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps);
+/// ck_rms_norm of four consecutive vectors x + v*n (v = 0..3) into y + v*n, bit-identical to four
+/// ck_rms_norm calls (their sums run side by side in double lanes). n a multiple of 4.
+void ck_rms_norm4_avx2(const float *x, const float *w, float *y, int64_t n, float eps);
 
 /// Rotary embedding of one token's heads in place. `x` is [n_heads][head_dim]; the first
 /// `n_rot` dims of each head rotate by angle pos * base^(-2i/n_rot). `neox` = 0 rotates adjacent
@@ -26,12 +29,41 @@ void ck_swiglu_avx2(float *gate, const float *up, int64_t n);
 /// gelu is looked up the way llama.cpp's CPU backend does (GGML_GELU_FP16): gate <= -10 gives 0,
 /// gate >= 10 gives gate, otherwise the fp16-rounded gelu_tanh of fp16(gate) from a 65536-entry
 /// table built on first use (so the result carries fp16 precision, like llama.cpp's).
+/// Dispatches on the active kernel path; the AVX2 twin (F16C rounding, gathered table) is
+/// bit-identical to the reference.
 void ck_geglu(float *gate, const float *up, int64_t n);
+void ck_geglu_ref(float *gate, const float *up, int64_t n);
+void ck_geglu_avx2(float *gate, const float *up, int64_t n);
+/// The table: entry h = fp32 value of fp16(gelu_tanh(fp16 value h)), 65536 floats.
+const float *ck_gelu_table(void);
 
 /// y[i] += x[i].
 void ck_add(float *y, const float *x, int64_t n);
 /// x[i] *= s.
 void ck_scale(float *x, float s, int64_t n);
+
+// MARK: - Batches of rows (ops_rows.c)
+//
+// Row-parallel forms of the ops above for rows [0, rows) of row-major [rows][cols] matrices:
+// blocks of 16 rows taken by `nthreads` threads of ck_parallel, each row through the single-row op
+// unchanged, so results equal a loop over the rows. Batches under ~16 K elements (decode's one
+// row) run on the calling thread without a parallel region.
+
+/// ck_rms_norm of every `width`-long vector of each row (cols a multiple of width); y may be x.
+void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, const float *w, int64_t width, float eps,
+                      int nthreads);
+/// ck_rope of each row r ([heads][head_dim]) at position positions[r].
+void ck_rope_rows(float *x, int64_t rows, const int64_t *positions, int64_t heads, int64_t head_dim, int64_t n_rot,
+                  float base, int neox, int nthreads);
+/// ck_swiglu / ck_geglu of each row of gate with the same row of up.
+void ck_swiglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads);
+void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads);
+/// ck_add (y += x) / ck_scale (x *= s) of each row.
+void ck_add_rows(float *y, const float *x, int64_t rows, int64_t cols, int nthreads);
+void ck_scale_rows(float *x, float s, int64_t rows, int64_t cols, int nthreads);
+
+/// n fp32 values to IEEE half bits, bit-identical to ck_fp32_to_fp16 per value (F16C).
+void ck_fp32_to_fp16_row_avx2(const float *x, ck_half *h, int64_t n);
 
 /// Storage formats of the KV cache rows.
 typedef enum {
@@ -46,6 +78,11 @@ int64_t ck_kv_row_bytes(ck_kv_format format, int64_t n);
 void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n);
 /// Decodes one row of `n` elements (exactly what the format's dequantizer gives).
 void ck_kv_load_row(ck_kv_format format, const void *row, float *y, int64_t n);
+
+/// ck_kv_store_row of row r of k ([rows][n]) and of v into k_cache / v_cache at byte offset
+/// positions[r] * row_bytes, for every row (row-parallel like the *_rows ops above).
+void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64_t rows, int64_t n,
+                      const int64_t *positions, uint8_t *k_cache, uint8_t *v_cache, int64_t row_bytes, int nthreads);
 
 /// Causal (optionally sliding-window) grouped-query attention of a batch of query rows against
 /// one layer's KV cache.

@@ -119,6 +119,11 @@ void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, fl
         ck_matmul_multi(d, w, a, ys, 1, threads, p);
         return;
     }
+    if (d->m > 1 && p == CK_PATH_AVX2 && info.int8_path) {   // prefill: dynamic units
+        float *const ys[1] = {y};
+        ck_matmul_avx2_prefill_multi(d, w, a, ys, 1, threads, CK_MIN_PARALLEL_MACS);
+        return;
+    }
     job j = {d, w, a, y, p == CK_PATH_AVX512 ? ck_matmul_avx512 : p == CK_PATH_AVX2 ? ck_matmul_avx2 : ck_matmul_ref, NULL};
     const int64_t groups = (d->n + CK_R - 1) / CK_R;
     if (threads > groups) threads = (int)groups;
@@ -170,6 +175,11 @@ static void multi_part(void *ctx, int t, int nt) {
 void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                      int threads, int path) {
     const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
+    if (p == CK_PATH_AVX2 && d[0].m > 1) {   // prefill: all matrices in one region
+        int fast = 1;
+        for (int i = 0; i < count; i++) fast = fast && ck_weight_format_info(w[i].format).int8_path && d[i].m == d[0].m;
+        if (fast) { ck_matmul_avx2_prefill_multi(d, w, a, y, count, threads, CK_MIN_PARALLEL_MACS); return; }
+    }
     int single = p == CK_PATH_REF || d[0].m != 1;
     for (int i = 0; i < count && !single; i++)
         single = !ck_weight_format_info(w[i].format).int8_path || d[i].m != 1 || d[i].k != d[0].k;

@@ -5,6 +5,7 @@
 #include "ck_convert.h"
 #include "ck_dequant.h"
 #include "ck_mx.h"
+#include "ck_matmul.h"
 
 int64_t ck_kv_row_bytes(ck_kv_format format, int64_t n) {
     switch (format) {
@@ -55,6 +56,7 @@ void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n) 
     switch (format) {
     case CK_KV_F16: {
         ck_half *h = row;
+        if (ck_kernel_path_get() != CK_PATH_REF) { ck_fp32_to_fp16_row_avx2(x, h, n); break; }
         for (int64_t i = 0; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
         break;
     }

@@ -13,9 +13,12 @@
 // Loop nest per call (output rows [n0, n1), all M rows): chunks of halves whose repacked
 // weights fit comfortably in L2 (~128 KiB), then 4-row activation tiles (4 x K int8, L1), then
 // the chunk's groups. Each weight byte is read from DRAM once per call and from L2 once per
-// activation tile.
+// activation tile. The threaded driver (ck_matmul_avx2_prefill_multi) hands out (chunk, 32-row
+// block) units of one or several matrices dynamically, so a thread that is slowed down (the
+// machine is shared, the shapes are small) does not leave the other waiting at the join.
 #pragma STDC FP_CONTRACT OFF
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include "matmul_avx2_common.h"
 #include "matmul_avx2_prefill.h"
@@ -198,8 +201,9 @@ typedef void (*ptile_fn)(const pctx *c, int64_t m0, int64_t h0, int nvalid);
 /// Q5_0 is stored only in its compact layout (nibbles + bit-sliced fifth bits, see
 /// ck_repack_sizes) on AVX2 machines. Unpacking it inside the tile cost ~30 % on Gemma's
 /// gate/up, so each L2 chunk is expanded once into the byte layout of the 5-bit tiles, in a
-/// per-thread buffer, and that is amortised over every 4-row activation tile. The buffer grows
-/// on the first call that needs more (libomp's threads persist), so later calls do not allocate.
+/// per-thread buffer, and that is amortised over the 4-row activation tiles of the units a thread
+/// takes from that chunk. The buffer grows on the first call that needs more (libomp's threads
+/// persist), so later calls do not allocate.
 static _Thread_local uint8_t *expanded;
 static _Thread_local size_t expanded_bytes;
 
@@ -256,44 +260,152 @@ static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
     return c < 2 ? 2 : c;
 }
 
-void ck_matmul_avx2_prefill(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
-    const ck_format_info info = ck_weight_format_info(w->format);
+/// One call's tile table, context and column geometry.
+typedef struct {
     const ptile_fn (*t)[2];
     int ht;
+    pctx c;
+    const ck_matmul_desc *d;
+    const ck_weights *w;
+    const ck_act *a;
+    int64_t call;    ///< unique per call: a thread's expanded Q5_0 chunk is reused within one call only
+    int64_t h1;      ///< halves of the whole matrix (last one partly valid)
+    int lastvalid;
+    int64_t ch;      ///< halves per L2 chunk
+    int64_t m;
+} pcall;
+
+static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y) {
+    const ck_format_info info = ck_weight_format_info(w->format);
+    pcall p;
     switch (w->format) {
-    case CK_WF_Q4_0: t = p_q4_0; ht = p_q4_0_ht; break;
-    case CK_WF_Q4_1: t = p_q4_1; ht = p_q4_1_ht; break;
-    case CK_WF_Q4_K: t = p_q4_K; ht = p_q4_K_ht; break;
-    case CK_WF_Q5_0: t = p_q5_0; ht = p_q5_0_ht; break;
-    case CK_WF_MXFP4: t = p_mxfp4; ht = p_mxfp4_ht; break;
-    case CK_WF_Q6_K: t = p_q6_K; ht = p_q6_K_ht; break;
-    case CK_WF_Q8_0: t = p_q8_0; ht = p_q8_0_ht; break;
-    default: t = p_mxint8; ht = p_mxint8_ht; break;
+    case CK_WF_Q4_0: p.t = p_q4_0; p.ht = p_q4_0_ht; break;
+    case CK_WF_Q4_1: p.t = p_q4_1; p.ht = p_q4_1_ht; break;
+    case CK_WF_Q4_K: p.t = p_q4_K; p.ht = p_q4_K_ht; break;
+    case CK_WF_Q5_0: p.t = p_q5_0; p.ht = p_q5_0_ht; break;
+    case CK_WF_MXFP4: p.t = p_mxfp4; p.ht = p_mxfp4_ht; break;
+    case CK_WF_Q6_K: p.t = p_q6_K; p.ht = p_q6_K_ht; break;
+    case CK_WF_Q8_0: p.t = p_q8_0; p.ht = p_q8_0_ht; break;
+    default: p.t = p_mxint8; p.ht = p_mxint8_ht; break;
     }
-    const int q5 = w->format == CK_WF_Q5_0;
-    pctx c = {w->qs, 0, w->dw, w->mw, a->meta, a->q, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off)};
+    p.c = (pctx){w->qs, 0, w->dw, w->mw, a->meta, a->q, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off)};
+    p.d = d;
+    p.w = w;
+    p.a = a;
+    static _Atomic int64_t calls;
+    p.call = atomic_fetch_add(&calls, 1);
+    p.h1 = (d->n + 7) / 8;
+    p.lastvalid = (int)(d->n - (p.h1 - 1) * 8);
+    p.ch = chunk_halves(&info, d->k);
+    p.m = d->m;
+    return p;
+}
+
+/// The calling thread's Q5_0 byte-layout copy of the chunk of halves [c0, c1) (c0 even), made
+/// unless this thread expanded that chunk last, in this call (threads take consecutive units,
+/// which mostly share a chunk; another call may have other weights at the same address); NULL
+/// when the buffer cannot be allocated.
+static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
+    static _Thread_local int64_t last_call = -1, last_c0 = -1, last_c1 = -1;
+    const int64_t g0 = c0 / 2, g1 = (c1 + 1) / 2, nb = p->c.nb;
+    uint8_t *buf = expansion_buffer((size_t)(g1 - g0) * (size_t)nb * 512);
+    if (!buf) return NULL;
+    if (last_call != p->call || last_c0 != c0 || last_c1 != c1) {
+        expand_q5_0(p->w->qs_dec + g0 * nb * 320, buf, (g1 - g0) * nb);
+        last_call = p->call;
+        last_c0 = c0;
+        last_c1 = c1;
+    }
+    return buf;
+}
+
+/// Halves [c0, c1) (one L2 chunk at most) x activation rows [m0, m1): 4-row tiles, then the halves.
+static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_t m1) {
+    pctx c = p->c;
+    if (p->w->format == CK_WF_Q5_0) {
+        const uint8_t *bytes = expanded_chunk(p, c0, c1);
+        if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
+            const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->weight_format, p->d->scale_format,
+                                      p->d->act_format, p->d->accumulate};
+            ck_act a = *p->a;
+            a.m = m1 - m0;
+            a.x = a.x ? a.x + m0 * a.k : NULL;
+            a.q += m0 * a.k;
+            a.meta += m0 * (a.k / 32) * 4;
+            a.sums += m0 * (a.k / 32);
+            ck_matmul_ref(&d, p->w, &a, c.y + m0 * c.n, c0 * 8, c1 * 8);
+            return;
+        }
+        c.qs = bytes;
+        c.gbase = c0 / 2;
+    }
+    for (int64_t m = m0; m < m1; m += MTX) {
+        const int mt = m1 - m < MTX ? (int)(m1 - m) : MTX;
+        int64_t h = c0;
+        if (p->ht == 2)
+            for (; h + 2 <= c1; h += 2) p->t[mt - 1][1](&c, m, h, h + 2 == p->h1 ? p->lastvalid : 8);
+        for (; h < c1; h++) p->t[mt - 1][0](&c, m, h, h + 1 == p->h1 ? p->lastvalid : 8);
+    }
+}
+
+void ck_matmul_avx2_prefill(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+    const pcall p = prepare(d, w, a, y);
     if (n1 > d->n) n1 = d->n;
     const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
-    const int lastvalid = (int)(n1 - (h1 - 1) * 8);
-    const int64_t ch = chunk_halves(&info, d->k);
-    uint8_t *scratch = NULL;
-    if (q5 && !(scratch = expansion_buffer((size_t)((ch + 3) / 2) * (size_t)c.nb * 512))) {
-        ck_matmul_ref(d, w, a, y, n0, n1);   // out of memory for the expansion: slow but right
-        return;
+    for (int64_t c0 = h0; c0 < h1; c0 += p.ch) run_block(&p, c0, c0 + p.ch < h1 ? c0 + p.ch : h1, 0, d->m);
+}
+
+// MARK: - Threaded driver
+
+/// Activation rows per work unit: 8 tiles of 4 rows, so a 512-row batch gives 16 units per L2
+/// chunk of weights (fine enough that the last unit leaves little imbalance).
+enum { UNIT_ROWS = 32 };
+/// Matrices one call can take (Q/K/V is the most we pass).
+enum { MAX_MULTI = 4 };
+
+typedef struct {
+    pcall p[MAX_MULTI];
+    int64_t first[MAX_MULTI + 1];   ///< first unit of each matrix; first[count] = total
+    int64_t row_blocks;
+    int count;
+    _Atomic int64_t next;
+} multi_job;
+
+/// Units in order matrix, chunk, row block: threads that take consecutive units share a chunk's
+/// weights in L3 (each pulls it into its own L2 once per unit it takes from that chunk).
+static void multi_part(void *ctx, int t, int nt) {
+    (void)t; (void)nt;
+    multi_job *j = ctx;
+    for (;;) {
+        const int64_t u = atomic_fetch_add(&j->next, 1);
+        if (u >= j->first[j->count]) break;
+        int i = 0;
+        while (u >= j->first[i + 1]) i++;
+        const pcall *p = &j->p[i];
+        const int64_t local = u - j->first[i], chunk = local / j->row_blocks, rb = local % j->row_blocks;
+        const int64_t c0 = chunk * p->ch, c1 = c0 + p->ch < p->h1 ? c0 + p->ch : p->h1;
+        const int64_t m0 = rb * UNIT_ROWS, m1 = m0 + UNIT_ROWS < p->m ? m0 + UNIT_ROWS : p->m;
+        run_block(p, c0, c1, m0, m1);
     }
-    for (int64_t c0 = h0; c0 < h1; c0 += ch) {
-        const int64_t c1 = c0 + ch < h1 ? c0 + ch : h1;
-        if (q5) {   // the chunk's groups, once, in the byte layout the tiles read
-            c.gbase = c0 / 2;
-            expand_q5_0(w->qs_dec + c.gbase * c.nb * 320, scratch, ((c1 + 1) / 2 - c.gbase) * c.nb);
-            c.qs = scratch;
+}
+
+void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y,
+                                  int count, int nthreads, int64_t min_parallel_macs) {
+    for (int i0 = 0; i0 < count; i0 += MAX_MULTI) {
+        multi_job j;
+        j.count = count - i0 < MAX_MULTI ? count - i0 : MAX_MULTI;
+        j.row_blocks = (d[i0].m + UNIT_ROWS - 1) / UNIT_ROWS;
+        j.first[0] = 0;
+        int64_t macs = 0;
+        for (int i = 0; i < j.count; i++) {
+            j.p[i] = prepare(&d[i0 + i], &w[i0 + i], a, y[i0 + i]);
+            j.first[i + 1] = j.first[i] + (j.p[i].h1 + j.p[i].ch - 1) / j.p[i].ch * j.row_blocks;
+            macs += d[i0 + i].m * d[i0 + i].n * d[i0 + i].k;
         }
-        for (int64_t m = 0; m < d->m; m += MTX) {
-            const int mt = d->m - m < MTX ? (int)(d->m - m) : MTX;
-            int64_t h = c0;
-            if (ht == 2)
-                for (; h + 2 <= c1; h += 2) t[mt - 1][1](&c, m, h, h + 2 == h1 ? lastvalid : 8);
-            for (; h < c1; h++) t[mt - 1][0](&c, m, h, h + 1 == h1 ? lastvalid : 8);
-        }
+        atomic_init(&j.next, 0);
+        int nt = nthreads;
+        if (macs < min_parallel_macs) nt = 1;
+        if (nt > j.first[j.count]) nt = (int)j.first[j.count];
+        ck_parallel(multi_part, &j, nt < 1 ? 1 : nt);
     }
 }

@@ -46,23 +46,36 @@ static float gelu_tanh(float x) {
     return 0.5f * x * (1.0f + tanhf(sqrt_2_over_pi * x * (1.0f + 0.044715f * x * x)));
 }
 
-/// gelu_tanh of every fp16 value, rounded to fp16 (2 bytes x 65536), built once on first use.
-static ck_half gelu_table[1 << 16];
+/// gelu_tanh of every fp16 value, rounded to fp16 and held as fp32 (exact), indexed by the fp16
+/// bits (4 bytes x 65536), built once on first use. fp32 entries so the AVX2 twin can gather
+/// them directly.
+static float gelu_table[1 << 16];
 static pthread_once_t gelu_table_once = PTHREAD_ONCE_INIT;
 
 static void build_gelu_table(void) {
-    for (uint32_t h = 0; h < (1u << 16); h++) gelu_table[h] = ck_fp32_to_fp16(gelu_tanh(ck_fp16_to_fp32((ck_half)h)));
+    for (uint32_t h = 0; h < (1u << 16); h++)
+        gelu_table[h] = ck_fp16_to_fp32(ck_fp32_to_fp16(gelu_tanh(ck_fp16_to_fp32((ck_half)h))));
 }
 
-void ck_geglu(float *gate, const float *up, int64_t n) {
+const float *ck_gelu_table(void) {
     pthread_once(&gelu_table_once, build_gelu_table);
+    return gelu_table;
+}
+
+void ck_geglu_ref(float *gate, const float *up, int64_t n) {
+    const float *table = ck_gelu_table();
     for (int64_t i = 0; i < n; i++) {
         const float g = gate[i];
         // Outside (-10, 10) gelu is 0 or g to fp32 precision; inside, the fp16 table.
         if (g <= -10.0f) gate[i] = 0.0f;
         else if (g >= 10.0f) gate[i] = g * up[i];
-        else gate[i] = ck_fp16_to_fp32(gelu_table[ck_fp32_to_fp16(g)]) * up[i];
+        else gate[i] = table[ck_fp32_to_fp16(g)] * up[i];
     }
+}
+
+void ck_geglu(float *gate, const float *up, int64_t n) {
+    if (ck_kernel_path_get() == CK_PATH_REF) ck_geglu_ref(gate, up, n);
+    else ck_geglu_avx2(gate, up, n);
 }
 
 void ck_add(float *y, const float *x, int64_t n) {

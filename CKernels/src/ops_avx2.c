@@ -1,13 +1,17 @@
 // AVX2 twins of the elementwise ops in ops.c that show up in profiles (SwiGLU's expf: ~8% of a
-// SmolLM2 prefill when scalar). Not bit-identical to libm: exp is ck_exp_avx2 (avx2_exp.h),
-// about 1 ulp (SwiGLUTests bound the result against fp64).
+// SmolLM2 prefill when scalar; GeGLU's scalar fp16 rounding and lookup: ~9% of a Gemma 3 one).
+// SwiGLU is not bit-identical to libm: exp is ck_exp_avx2 (avx2_exp.h), about 1 ulp (SwiGLUTests
+// bound the result against fp64). GeGLU, the four-vector RMSNorm and the fp16 row conversion (the
+// KV cache store) are bit-identical to their references.
 #pragma STDC FP_CONTRACT OFF
 
 #include <immintrin.h>
+#include <math.h>
 #include "ck_ops.h"
 #include "avx2_exp.h"
+#include "ck_convert.h"
 
-#define T256 __attribute__((target("avx2,fma")))
+#define T256 __attribute__((target("avx2,fma,f16c")))
 
 T256 void ck_swiglu_avx2(float *gate, const float *up, int64_t n) {
     const __m256 one = _mm256_set1_ps(1.0f);
@@ -19,4 +23,62 @@ T256 void ck_swiglu_avx2(float *gate, const float *up, int64_t n) {
         _mm256_storeu_ps(gate + i, _mm256_mul_ps(silu, _mm256_loadu_ps(up + i)));
     }
     if (i < n) ck_swiglu_ref(gate + i, up + i, n - i);
+}
+
+/// Same three cases as ck_geglu_ref, 8 lanes at a time: F16C's round-to-nearest-even conversion
+/// gives the same fp16 bits as ck_fp32_to_fp16 (NaN payloads included), which index the fp32
+/// table by a gather; the lanes <= -10 and >= 10 are blended in afterwards.
+T256 void ck_geglu_avx2(float *gate, const float *up, int64_t n) {
+    const float *table = ck_gelu_table();
+    const __m256 lo = _mm256_set1_ps(-10.0f), hi = _mm256_set1_ps(10.0f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 g = _mm256_loadu_ps(gate + i), u = _mm256_loadu_ps(up + i);
+        const __m256i h = _mm256_cvtepu16_epi32(_mm256_cvtps_ph(g, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        __m256 y = _mm256_mul_ps(_mm256_i32gather_ps(table, h, 4), u);
+        y = _mm256_blendv_ps(y, _mm256_mul_ps(g, u), _mm256_cmp_ps(g, hi, _CMP_GE_OQ));
+        y = _mm256_blendv_ps(y, _mm256_setzero_ps(), _mm256_cmp_ps(g, lo, _CMP_LE_OQ));
+        _mm256_storeu_ps(gate + i, y);
+    }
+    if (i < n) ck_geglu_ref(gate + i, up + i, n - i);
+}
+
+/// ck_rms_norm of the four vectors x + v*width (v = 0..3) into y + v*width: the reference's sum
+/// of squares is a chain of dependent double adds (~4 cycles per element); here each of four
+/// double lanes runs one vector's chain in the reference's order (a 4x4 transpose brings element
+/// i of the four vectors into one register), so the four chains overlap and every result is
+/// bit-identical. The products of two floats are exact in double, as in the reference.
+T256 void ck_rms_norm4_avx2(const float *x, const float *w, float *y, int64_t width, float eps) {
+    __m256d acc = _mm256_setzero_pd();
+    for (int64_t i = 0; i < width; i += 4) {
+        __m128 a = _mm_loadu_ps(x + i), b = _mm_loadu_ps(x + width + i);
+        __m128 c = _mm_loadu_ps(x + 2 * width + i), d = _mm_loadu_ps(x + 3 * width + i);
+        _MM_TRANSPOSE4_PS(a, b, c, d);   // a = element i of the four vectors, b = element i + 1, ...
+        const __m128 e[4] = {a, b, c, d};
+        for (int j = 0; j < 4; j++) {
+            const __m256d t = _mm256_cvtps_pd(e[j]);
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(t, t));
+        }
+    }
+    double sums[4];
+    _mm256_storeu_pd(sums, acc);
+    for (int v = 0; v < 4; v++) {
+        const float scale = 1.0f / sqrtf((float)(sums[v] / (double)width) + eps);
+        const float *xv = x + v * width;
+        float *yv = y + v * width;
+        const __m256 sv = _mm256_set1_ps(scale);
+        int64_t i = 0;
+        for (; i + 8 <= width; i += 8)
+            _mm256_storeu_ps(yv + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(xv + i), sv), _mm256_loadu_ps(w + i)));
+        for (; i < width; i++) yv[i] = xv[i] * scale * w[i];
+    }
+}
+
+/// fp32 -> IEEE half bits for n values: F16C's round-to-nearest-even conversion, which gives the
+/// same bits as ck_fp32_to_fp16 (overflow to infinity, NaN quieted with its top payload bits).
+T256 void ck_fp32_to_fp16_row_avx2(const float *x, ck_half *h, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
 }

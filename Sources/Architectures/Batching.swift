@@ -21,7 +21,7 @@ extension BatchedForward {
     /// Final norm + output head for the first `rows` rows of `hidden`, into `logits`.
     func head(_ hidden: Matrix, rows: Int, state s: ForwardState, into logits: Matrix) {
         let xn = s.buffer("xn", columns: hyperparameters.embedding)
-        Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn)
+        Ops.rmsNorm(hidden, rows: rows, weight: outputNorm, eps: hyperparameters.rmsEps, into: xn, threads: s.threads)
         Ops.linear(xn, rows: rows, weight: output, into: logits, scratch: s.matmulScratch, threads: s.threads)
     }
 

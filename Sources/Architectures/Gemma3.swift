@@ -108,32 +108,32 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
         for (i, layer) in layers.enumerated() {
             let ropeBase = layer.isGlobal ? hp.ropeBase : localRopeBase
             // Attention sub-block.
-            Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
+            Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn, threads: s.threads)
             Ops.linear(xn, rows: n, weights: attentionInputs[i], into: s.group("qkv") { [q, k, v] },
                        scratch: s.matmulScratch, threads: s.threads)
-            Ops.rmsNorm(q, rows: n, weight: layer.queryNorm, eps: hp.rmsEps, into: q)   // per head
-            Ops.rmsNorm(k, rows: n, weight: layer.keyNorm, eps: hp.rmsEps, into: k)
+            Ops.rmsNorm(q, rows: n, weight: layer.queryNorm, eps: hp.rmsEps, into: q, threads: s.threads)   // per head
+            Ops.rmsNorm(k, rows: n, weight: layer.keyNorm, eps: hp.rmsEps, into: k, threads: s.threads)
             Ops.rope(q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
-                     base: ropeBase, style: .neox)
+                     base: ropeBase, style: .neox, threads: s.threads)
             Ops.rope(k, rows: n, positions: positions, heads: hp.kvHeads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
-                     base: ropeBase, style: .neox)
-            s.cache.store(layer: i, keys: k, values: v, rows: n, positions: positions)
-            Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
+                     base: ropeBase, style: .neox, threads: s.threads)
+            s.cache.store(layer: i, keys: k, values: v, rows: n, positions: positions, threads: s.threads)
+            Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot(), threads: s.threads)
             s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
                               window: layer.isGlobal ? nil : slidingWindow, into: attended, scratch: &s.scores,
                               threads: s.threads)
             Ops.linear(attended, rows: n, weight: layer.attentionOutput, into: projected, scratch: s.matmulScratch, threads: s.threads)
-            Ops.rmsNorm(projected, rows: n, weight: layer.postAttentionNorm, eps: hp.rmsEps, into: projected)
-            Ops.add(projected, into: x, rows: n)
+            Ops.rmsNorm(projected, rows: n, weight: layer.postAttentionNorm, eps: hp.rmsEps, into: projected, threads: s.threads)
+            Ops.add(projected, into: x, rows: n, threads: s.threads)
 
             // Feed-forward sub-block.
-            Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
+            Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn, threads: s.threads)
             Ops.linear(xn, rows: n, weights: ffnInputs[i], into: s.group("gate-up") { [gate, up] },
                        scratch: s.matmulScratch, threads: s.threads)
-            Ops.geGLU(gate: gate, up: up, rows: n)
+            Ops.geGLU(gate: gate, up: up, rows: n, threads: s.threads)
             Ops.linear(gate, rows: n, weight: layer.down, into: projected, scratch: s.matmulScratch, threads: s.threads)
-            Ops.rmsNorm(projected, rows: n, weight: layer.postFFNNorm, eps: hp.rmsEps, into: projected)
-            Ops.add(projected, into: x, rows: n)
+            Ops.rmsNorm(projected, rows: n, weight: layer.postFFNNorm, eps: hp.rmsEps, into: projected, threads: s.threads)
+            Ops.add(projected, into: x, rows: n, threads: s.threads)
         }
     }
 

@@ -86,28 +86,28 @@ public final class Llama: BatchedForward, @unchecked Sendable {
         tokenEmbedding.lookup(tokens, into: x)
         for (i, layer) in layers.enumerated() {
             // Attention sub-block.
-            Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn)
+            Ops.rmsNorm(x, rows: n, weight: layer.attentionNorm, eps: hp.rmsEps, into: xn, threads: s.threads)
             Ops.linear(xn, rows: n, weights: attentionInputs[i], into: s.group("qkv") { [q, k, v] },
                        scratch: s.matmulScratch, threads: s.threads)
             Ops.rope(q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
-                     base: hp.ropeBase, style: .interleaved)
+                     base: hp.ropeBase, style: .interleaved, threads: s.threads)
             Ops.rope(k, rows: n, positions: positions, heads: hp.kvHeads, headDim: hp.headDim, rotaryDims: hp.rotaryDims,
-                     base: hp.ropeBase, style: .interleaved)
-            s.cache.store(layer: i, keys: k, values: v, rows: n, positions: positions)
-            Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot())
+                     base: hp.ropeBase, style: .interleaved, threads: s.threads)
+            s.cache.store(layer: i, keys: k, values: v, rows: n, positions: positions, threads: s.threads)
+            Ops.scale(q, rows: n, by: 1 / Float(hp.headDim).squareRoot(), threads: s.threads)
             s.cache.attention(layer: i, queries: q, rows: n, positions: positions, heads: hp.heads, headDim: hp.headDim,
                               window: nil, into: attended, scratch: &s.scores,
                               threads: s.threads)
             Ops.linear(attended, rows: n, weight: layer.attentionOutput, into: projected, scratch: s.matmulScratch, threads: s.threads)
-            Ops.add(projected, into: x, rows: n)
+            Ops.add(projected, into: x, rows: n, threads: s.threads)
 
             // Feed-forward sub-block.
-            Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn)
+            Ops.rmsNorm(x, rows: n, weight: layer.ffnNorm, eps: hp.rmsEps, into: xn, threads: s.threads)
             Ops.linear(xn, rows: n, weights: ffnInputs[i], into: s.group("gate-up") { [gate, up] },
                        scratch: s.matmulScratch, threads: s.threads)
-            Ops.swiGLU(gate: gate, up: up, rows: n)
+            Ops.swiGLU(gate: gate, up: up, rows: n, threads: s.threads)
             Ops.linear(gate, rows: n, weight: layer.down, into: projected, scratch: s.matmulScratch, threads: s.threads)
-            Ops.add(projected, into: x, rows: n)
+            Ops.add(projected, into: x, rows: n, threads: s.threads)
         }
     }
 

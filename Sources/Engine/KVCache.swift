@@ -78,14 +78,20 @@ public final class KVCache: @unchecked Sendable {
 
     private func offset(_ layer: Int, _ position: Int) -> Int { (layer * capacity + position) * rowBytes }
 
-    /// Stores rows `0..<rows` of `k` and `v` (width kvDim) at `positions` for `layer`.
-    public func store(layer: Int, keys k: Matrix, values v: Matrix, rows: Int, positions: [Int]) {
-        precondition(k.columns == kvDim && v.columns == kvDim)
-        for r in 0..<rows {
-            let p = positions[r]
+    /// Stores rows `0..<rows` of `k` and `v` (width kvDim) at `positions` for `layer`, the rows
+    /// split over `threads` threads when there are many (prefill).
+    public func store(layer: Int, keys k: Matrix, values v: Matrix, rows: Int, positions: [Int], threads: Int = 1) {
+        precondition(k.columns == kvDim && v.columns == kvDim && rows <= k.rows && rows <= v.rows && positions.count >= rows)
+        for p in positions.prefix(rows) {
             precondition(p >= 0 && p < capacity, "position \(p) outside the cache (capacity \(capacity))")
-            ck_kv_store_row(format.ck, k.row(r), keys + offset(layer, p), Int64(kvDim))
-            ck_kv_store_row(format.ck, v.row(r), values + offset(layer, p), Int64(kvDim))
+        }
+        positions.withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: Int64.self) { p64 in
+                ck_kv_store_rows(format.ck, k.base, v.base, Int64(rows), Int64(kvDim), p64.baseAddress,
+                                 (keys + offset(layer, 0)).assumingMemoryBound(to: UInt8.self),
+                                 (values + offset(layer, 0)).assumingMemoryBound(to: UInt8.self), Int64(rowBytes),
+                                 Int32(threads))
+            }
         }
     }
 

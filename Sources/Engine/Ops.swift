@@ -2,18 +2,16 @@ import CKernels
 
 /// Row-wise transformer ops over `Matrix` buffers. Each applies to the first `rows` rows.
 /// Where a method takes a `width`, it operates on each row as `columns / width` vectors of that
-/// length (per-head norms).
+/// length (per-head norms). `threads` splits a batch of rows (prefill) over that many threads;
+/// every row is computed exactly as on one thread, and small batches (decode's one row) never
+/// open a parallel region.
 public enum Ops {
     /// RMSNorm of each `width`-long vector of `x`, scaled by `weight` (length `width`).
-    public static func rmsNorm(_ x: Matrix, rows: Int, weight: [Float], eps: Float, into y: Matrix) {
+    public static func rmsNorm(_ x: Matrix, rows: Int, weight: [Float], eps: Float, into y: Matrix, threads: Int = 1) {
         precondition(x.columns == y.columns && x.columns % weight.count == 0, "rmsNorm: shape mismatch")
-        let width = weight.count
+        precondition(rows <= x.rows && rows <= y.rows, "rmsNorm: too many rows")
         weight.withUnsafeBufferPointer { w in
-            for r in 0..<rows {
-                for v in stride(from: 0, to: x.columns, by: width) {
-                    ck_rms_norm(x.row(r) + v, w.baseAddress, y.row(r) + v, Int64(width), eps)
-                }
-            }
+            ck_rms_norm_rows(x.base, y.base, Int64(rows), Int64(x.columns), w.baseAddress, Int64(w.count), eps, Int32(threads))
         }
     }
 
@@ -28,35 +26,38 @@ public enum Ops {
     /// Rotates each of the `heads` heads (length `headDim`, first `rotaryDims` rotated) of row r
     /// by position `positions[r]`.
     public static func rope(_ x: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int, rotaryDims: Int,
-                            base: Float, style: RopeStyle) {
-        precondition(x.columns == heads * headDim && positions.count >= rows, "rope: shape mismatch")
-        for r in 0..<rows {
-            ck_rope(x.row(r), Int64(heads), Int64(headDim), Int64(rotaryDims), Int64(positions[r]), base,
-                    style == .neox ? 1 : 0)
+                            base: Float, style: RopeStyle, threads: Int = 1) {
+        precondition(x.columns == heads * headDim && positions.count >= rows && rows <= x.rows, "rope: shape mismatch")
+        positions.withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: Int64.self) { p64 in
+                ck_rope_rows(x.base, Int64(rows), p64.baseAddress, Int64(heads), Int64(headDim), Int64(rotaryDims), base,
+                             style == .neox ? 1 : 0, Int32(threads))
+            }
         }
     }
 
     /// gate = silu(gate) * up.
-    public static func swiGLU(gate: Matrix, up: Matrix, rows: Int) {
-        precondition(gate.columns == up.columns, "swiGLU: shape mismatch")
-        for r in 0..<rows { ck_swiglu(gate.row(r), up.row(r), Int64(gate.columns)) }
+    public static func swiGLU(gate: Matrix, up: Matrix, rows: Int, threads: Int = 1) {
+        precondition(gate.columns == up.columns && rows <= gate.rows && rows <= up.rows, "swiGLU: shape mismatch")
+        ck_swiglu_rows(gate.base, up.base, Int64(rows), Int64(gate.columns), Int32(threads))
     }
 
     /// gate = gelu_tanh(gate) * up.
-    public static func geGLU(gate: Matrix, up: Matrix, rows: Int) {
-        precondition(gate.columns == up.columns, "geGLU: shape mismatch")
-        for r in 0..<rows { ck_geglu(gate.row(r), up.row(r), Int64(gate.columns)) }
+    public static func geGLU(gate: Matrix, up: Matrix, rows: Int, threads: Int = 1) {
+        precondition(gate.columns == up.columns && rows <= gate.rows && rows <= up.rows, "geGLU: shape mismatch")
+        ck_geglu_rows(gate.base, up.base, Int64(rows), Int64(gate.columns), Int32(threads))
     }
 
     /// y += x.
-    public static func add(_ x: Matrix, into y: Matrix, rows: Int) {
-        precondition(x.columns == y.columns, "add: shape mismatch")
-        for r in 0..<rows { ck_add(y.row(r), x.row(r), Int64(x.columns)) }
+    public static func add(_ x: Matrix, into y: Matrix, rows: Int, threads: Int = 1) {
+        precondition(x.columns == y.columns && rows <= x.rows && rows <= y.rows, "add: shape mismatch")
+        ck_add_rows(y.base, x.base, Int64(rows), Int64(x.columns), Int32(threads))
     }
 
     /// x *= s.
-    public static func scale(_ x: Matrix, rows: Int, by s: Float) {
-        for r in 0..<rows { ck_scale(x.row(r), s, Int64(x.columns)) }
+    public static func scale(_ x: Matrix, rows: Int, by s: Float, threads: Int = 1) {
+        precondition(rows <= x.rows, "scale: too many rows")
+        ck_scale_rows(x.base, s, Int64(rows), Int64(x.columns), Int32(threads))
     }
 
     /// Copies row `from` of `x` into row `to` of `y`.

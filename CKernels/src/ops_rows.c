@@ -1,0 +1,128 @@
+// Row-parallel drivers of the row-wise ops (ck_ops.h) for a batch of rows (prefill): the rows
+// are handed out in blocks of 16 to the threads of ck_parallel and every row goes through
+// the single-row op unchanged, so the results equal a loop over the rows on one thread.
+// Without this the 512 rows of a prefill batch were normalised / rotated / gated on one thread
+// while the other waited for the next matmul (~15 % of a Gemma 3 pp512 at 2 threads).
+#include <stdatomic.h>
+#include "ck_ops.h"
+#include "ck_matmul.h"
+
+/// Below this many elements a batch runs on the calling thread: a fork/join costs a few
+/// microseconds, about what one thread needs for ~16 K elements of the cheapest op here.
+/// Decode's single row never opens a parallel region.
+#define CK_ROWS_MIN_PARALLEL (16 * 1024)
+
+typedef enum { OP_RMS_NORM, OP_ROPE, OP_SWIGLU, OP_GEGLU, OP_ADD, OP_SCALE, OP_KV_STORE } op_kind;
+
+/// One batched op: rows [0, rows) of [rows][cols] matrices (rows `cols` floats apart).
+typedef struct {
+    op_kind kind;
+    float *y;            ///< output / in-place operand (rms norm: output; add: y; glu: gate)
+    const float *x;      ///< rms norm: input; add: addend; glu: up
+    const float *w;      ///< rms norm weight [width]
+    const int64_t *pos;  ///< rope, KV store: position of each row
+    const float *v;      ///< KV store: values (x holds the keys)
+    uint8_t *kdst, *vdst; int64_t row_bytes; ck_kv_format format;   ///< KV store: cache rows
+    int64_t rows, cols, width, heads, head_dim, n_rot;
+    float eps, s, base;
+    int neox;
+} rows_job;
+
+/// RMSNorm of rows [r0, r1) as a run of width-long vectors (the rows are contiguous): four at a
+/// time on the SIMD paths, the rest one by one; the same result either way.
+static void rms_norm_range(const rows_job *j, int64_t r0, int64_t r1) {
+    const int64_t per_row = j->cols / j->width, v1 = r1 * per_row;
+    int64_t v = r0 * per_row;
+    if (j->width % 4 == 0 && ck_kernel_path_get() != CK_PATH_REF)
+        for (; v + 4 <= v1; v += 4) ck_rms_norm4_avx2(j->x + v * j->width, j->w, j->y + v * j->width, j->width, j->eps);
+    for (; v < v1; v++) ck_rms_norm(j->x + v * j->width, j->w, j->y + v * j->width, j->width, j->eps);
+}
+
+static void run_rows(const rows_job *j, int64_t r0, int64_t r1) {
+    if (j->kind == OP_RMS_NORM) { rms_norm_range(j, r0, r1); return; }
+    const int64_t c = j->cols;
+    for (int64_t r = r0; r < r1; r++) {
+        float *y = j->y ? j->y + r * c : NULL;
+        const float *x = j->x ? j->x + r * c : NULL;
+        switch (j->kind) {
+        case OP_RMS_NORM:   // whole range at once below
+            break;
+        case OP_ROPE: ck_rope(y, j->heads, j->head_dim, j->n_rot, j->pos[r], j->base, j->neox); break;
+        case OP_SWIGLU: ck_swiglu(y, x, c); break;
+        case OP_GEGLU: ck_geglu(y, x, c); break;
+        case OP_ADD: ck_add(y, x, c); break;
+        case OP_SCALE: ck_scale(y, j->s, c); break;
+        case OP_KV_STORE:
+            ck_kv_store_row(j->format, x, j->kdst + j->pos[r] * j->row_bytes, c);
+            ck_kv_store_row(j->format, j->v + r * c, j->vdst + j->pos[r] * j->row_bytes, c);
+            break;
+        }
+    }
+}
+
+/// Rows per unit of work: threads take blocks of 16 rows from a shared counter, so a thread that
+/// the OS delays (the machine is shared) does not hold the other at the join with half the rows.
+#define CK_ROWS_BLOCK 16
+
+typedef struct {
+    const rows_job *j;
+    _Atomic int64_t next;
+} rows_region;
+
+static void rows_part(void *ctx, int t, int nt) {
+    (void)t; (void)nt;
+    rows_region *g = ctx;
+    for (;;) {
+        const int64_t r0 = atomic_fetch_add(&g->next, CK_ROWS_BLOCK);
+        if (r0 >= g->j->rows) break;
+        run_rows(g->j, r0, r0 + CK_ROWS_BLOCK < g->j->rows ? r0 + CK_ROWS_BLOCK : g->j->rows);
+    }
+}
+
+static void run(const rows_job *j, int nthreads) {
+    const int64_t blocks = (j->rows + CK_ROWS_BLOCK - 1) / CK_ROWS_BLOCK;
+    if (nthreads > blocks) nthreads = (int)blocks;
+    if (nthreads <= 1 || j->rows * j->cols < CK_ROWS_MIN_PARALLEL) { run_rows(j, 0, j->rows); return; }
+    rows_region g = {j, 0};
+    ck_parallel(rows_part, &g, nthreads);
+}
+
+void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, const float *w, int64_t width, float eps,
+                      int nthreads) {
+    const rows_job j = {.kind = OP_RMS_NORM, .y = y, .x = x, .w = w, .rows = rows, .cols = cols, .width = width, .eps = eps};
+    run(&j, nthreads);
+}
+
+void ck_rope_rows(float *x, int64_t rows, const int64_t *positions, int64_t heads, int64_t head_dim, int64_t n_rot,
+                  float base, int neox, int nthreads) {
+    const rows_job j = {.kind = OP_ROPE, .y = x, .pos = positions, .rows = rows, .cols = heads * head_dim,
+                        .heads = heads, .head_dim = head_dim, .n_rot = n_rot, .base = base, .neox = neox};
+    run(&j, nthreads);
+}
+
+void ck_swiglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads) {
+    const rows_job j = {.kind = OP_SWIGLU, .y = gate, .x = up, .rows = rows, .cols = cols};
+    run(&j, nthreads);
+}
+
+void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads) {
+    const rows_job j = {.kind = OP_GEGLU, .y = gate, .x = up, .rows = rows, .cols = cols};
+    run(&j, nthreads);
+}
+
+void ck_add_rows(float *y, const float *x, int64_t rows, int64_t cols, int nthreads) {
+    const rows_job j = {.kind = OP_ADD, .y = y, .x = x, .rows = rows, .cols = cols};
+    run(&j, nthreads);
+}
+
+void ck_scale_rows(float *x, float s, int64_t rows, int64_t cols, int nthreads) {
+    const rows_job j = {.kind = OP_SCALE, .y = x, .rows = rows, .cols = cols, .s = s};
+    run(&j, nthreads);
+}
+
+void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64_t rows, int64_t n,
+                      const int64_t *positions, uint8_t *k_cache, uint8_t *v_cache, int64_t row_bytes, int nthreads) {
+    const rows_job j = {.kind = OP_KV_STORE, .x = k, .v = v, .pos = positions, .rows = rows, .cols = n,
+                        .kdst = k_cache, .vdst = v_cache, .row_bytes = row_bytes, .format = format};
+    run(&j, nthreads);
+}
