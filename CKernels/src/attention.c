@@ -100,14 +100,39 @@ static float softmax_avx2(float *w, int64_t first, int64_t last, float max) {
 /// Output dimensions accumulated per pass over the positions: 8 registers of 8 lanes.
 #define CK_V_CHUNK 64
 
-/// fp16 rows only (head_dim a multiple of 8). Scores, vector softmax, then the weighted sum of V
-/// with the positions in the outer loop, so each pass reads CK_V_CHUNK contiguous values of
-/// every row (one or two cache lines) instead of 8 values per row per pass.
+/// fp16 rows only (head_dim a multiple of 8). Scores (eight positions per pass), vector softmax,
+/// then the weighted sum of V with the positions in the outer loop, so each pass reads
+/// CK_V_CHUNK contiguous values of every row (one or two cache lines) instead of 8 values per
+/// row per pass.
 __attribute__((target("avx2,fma,f16c")))
 static void head_f16_avx2(const head_job *j) {
     const int64_t hd = j->head_dim;
     float max = -INFINITY;
-    for (int64_t p = j->first; p <= j->last; p++) {
+    int64_t p0 = j->first;
+    // Eight positions at a time: eight independent FMA chains, then one transposing reduction
+    // (hadd tree) gives their eight scores in one register.
+    __m256 vmax = _mm256_set1_ps(-INFINITY);
+    for (; p0 + 8 <= j->last + 1; p0 += 8) {
+        const uint8_t *kp = j->k + p0 * j->row_bytes;
+        __m256 acc[8];
+        for (int i = 0; i < 8; i++) acc[i] = _mm256_setzero_ps();
+        for (int64_t d = 0; d < hd; d += 8) {
+            const __m256 qv = _mm256_loadu_ps(j->q + d);
+            for (int i = 0; i < 8; i++) acc[i] = _mm256_fmadd_ps(qv, load_half8(kp + i * j->row_bytes + 2 * d), acc[i]);
+        }
+        const __m256 h0 = _mm256_hadd_ps(acc[0], acc[1]), h1 = _mm256_hadd_ps(acc[2], acc[3]);
+        const __m256 h2 = _mm256_hadd_ps(acc[4], acc[5]), h3 = _mm256_hadd_ps(acc[6], acc[7]);
+        const __m256 u0 = _mm256_hadd_ps(h0, h1), u1 = _mm256_hadd_ps(h2, h3);   // [0..3 lo | 0..3 hi], [4..7 lo | hi]
+        const __m256 dots = _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
+        _mm256_storeu_ps(j->w + p0, dots);
+        vmax = _mm256_max_ps(vmax, dots);
+    }
+    {
+        float lanes[8];
+        _mm256_storeu_ps(lanes, vmax);
+        for (int i = 0; i < 8; i++) if (lanes[i] > max) max = lanes[i];
+    }
+    for (int64_t p = p0; p <= j->last; p++) {
         const uint8_t *kp = j->k + p * j->row_bytes;
         __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
         int64_t d = 0;

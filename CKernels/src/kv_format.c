@@ -1,6 +1,8 @@
 // KV cache row formats (ck_ops.h): fp16, Q8_0 and MXFP8 E4M3, all per-row so a cache position
 // is written once and read by every later query.
 #include <math.h>
+#include <immintrin.h>
+#include "ck_matmul.h"
 #include "ck_ops.h"
 #include "ck_convert.h"
 #include "ck_dequant.h"
@@ -51,10 +53,21 @@ void ck_kv_load_row(ck_kv_format format, const void *row, float *y, int64_t n) {
     }
 }
 
+/// fp32 -> fp16 with F16C, 8 at a time (round to nearest even, as ck_fp32_to_fp16: the same
+/// bits), the tail with the portable conversion. Decode stores two rows per layer per token.
+__attribute__((target("avx2,f16c")))
+static void store_f16_f16c(const float *x, ck_half *h, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
+}
+
 void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n) {
     switch (format) {
     case CK_KV_F16: {
         ck_half *h = row;
+        if (ck_kernel_path_get() != CK_PATH_REF) { store_f16_f16c(x, h, n); break; }
         for (int64_t i = 0; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
         break;
     }
