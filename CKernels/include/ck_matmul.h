@@ -158,14 +158,7 @@ ck_kernel_path ck_kernel_path_set(int path);
 
 /// Runs fn(ctx, t, nthreads) on `nthreads` threads of libomp's pool (t = 0..nthreads-1). No
 /// allocation or thread creation after libomp's first parallel region (per calling thread).
-/// Inside a ck_parallel_session body (on its calling thread) the region runs on the session's
-/// waiting workers instead (nthreads capped at the session's).
 void ck_parallel(void (*fn)(void *ctx, int t, int nthreads), void *ctx, int nthreads);
-/// Runs body(ctx) on the calling thread while nthreads - 1 workers of libomp's pool wait
-/// (spinning, then yielding) for the ck_parallel regions the body starts: one libomp fork/join for
-/// the whole body instead of one per region (a decode step runs ~150 regions). Nested or with
-/// nthreads <= 1 it just calls body. Regions must not be started from the workers.
-void ck_parallel_session(void (*body)(void *ctx), void *ctx, int nthreads);
 
 /// Quantizes all a->m rows of a->x on `threads` threads with the active path (or `path` >= 0).
 void ck_quantize_act(const ck_act *a, int threads, int path);

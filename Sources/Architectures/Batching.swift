@@ -8,9 +8,6 @@ protocol BatchedForward: CausalLanguageModel {
     var outputNorm: [Float] { get }
     /// Output head, embedding → vocabulary.
     var output: WeightMatrix { get }
-    /// One batch of at most `maxBatch` tokens at `positions`: stores its keys and values in the
-    /// cache and leaves the final hidden states in the state's "x" buffer.
-    func step(_ tokens: [Int32], positions: [Int], state: ForwardState)
 }
 
 extension BatchedForward {
@@ -28,22 +25,8 @@ extension BatchedForward {
         Ops.linear(xn, rows: rows, weight: output, into: logits, scratch: s.matmulScratch, threads: s.threads)
     }
 
-    /// Runs `tokens` in batches of at most `maxBatch` through `step`. Decode (one token) runs
-    /// inside one `ParallelSession`: its ~150 small parallel regions reuse the same waiting
-    /// workers instead of forking a team each (prefill's regions are long enough not to care, and
-    /// may call OpenBLAS, whose own threads would compete with waiting workers).
-    func forwardInBatches(_ tokens: [Int32], state s: ForwardState, logitRows: Range<Int>) -> Matrix? {
-        guard tokens.count == 1, s.threads > 1 else { return forwardBatches(tokens, state: s, logitRows: logitRows) }
-        var call = DecodeCall(model: self, tokens: tokens, state: s, logitRows: logitRows)
-        ParallelSession.run(threads: s.threads, context: &call) { p in
-            let call = p!.assumingMemoryBound(to: DecodeCall.self)
-            call.pointee.logits = call.pointee.model.forwardBatches(call.pointee.tokens, state: call.pointee.state,
-                                                                    logitRows: call.pointee.logitRows)
-        }
-        return call.logits
-    }
-
-    fileprivate func forwardBatches(_ tokens: [Int32], state s: ForwardState, logitRows: Range<Int>) -> Matrix? {
+    func forwardInBatches(_ tokens: [Int32], state s: ForwardState, logitRows: Range<Int>,
+                          step: ([Int32], [Int], ForwardState) -> Void) -> Matrix? {
         let vocabulary = hyperparameters.vocabulary
         precondition(logitRows.lowerBound >= 0 && logitRows.upperBound <= tokens.count, "logit rows outside the batch")
         let start = s.cache.count
@@ -55,7 +38,7 @@ extension BatchedForward {
             let batch = n == tokens.count ? tokens : Array(tokens[done..<done + n])
             s.positions.removeAll(keepingCapacity: true)
             s.positions.append(contentsOf: start + done..<start + done + n)
-            step(batch, positions: s.positions, state: s)
+            step(batch, s.positions, s)
             s.cache.commit(upTo: start + done + n)
             // Rows of this batch whose logits were asked for, gathered to the top of "selected".
             let wanted = logitRows.clamped(to: done..<done + n)
@@ -75,15 +58,6 @@ extension BatchedForward {
         }
         return logits
     }
-}
-
-/// A decode call's arguments and result, handed through `ParallelSession`'s C body.
-private struct DecodeCall {
-    let model: any BatchedForward
-    let tokens: [Int32]
-    let state: ForwardState
-    let logitRows: Range<Int>
-    var logits: Matrix?
 }
 
 extension ForwardState {

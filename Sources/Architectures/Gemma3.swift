@@ -91,10 +91,10 @@ public final class Gemma3: BatchedForward, @unchecked Sendable {
     }
 
     public func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix? {
-        forwardInBatches(tokens, state: state, logitRows: logitRows)
+        forwardInBatches(tokens, state: state, logitRows: logitRows, step: step)
     }
 
-    func step(_ tokens: [Int32], positions: [Int], state s: ForwardState) {
+    private func step(_ tokens: [Int32], positions: [Int], state s: ForwardState) {
         let hp = hyperparameters, n = tokens.count
         let qDim = hp.heads * hp.headDim, kvDim = hp.kvHeads * hp.headDim
         let x = s.buffer("x", columns: hp.embedding)           // residual stream [n][embedding]

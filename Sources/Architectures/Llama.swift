@@ -69,11 +69,11 @@ public final class Llama: BatchedForward, @unchecked Sendable {
     }
 
     public func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix? {
-        forwardInBatches(tokens, state: state, logitRows: logitRows)
+        forwardInBatches(tokens, state: state, logitRows: logitRows, step: step)
     }
 
     /// One batch of at most `maxBatch` tokens; returns nothing, leaves the final hidden states in "x".
-    func step(_ tokens: [Int32], positions: [Int], state s: ForwardState) {
+    private func step(_ tokens: [Int32], positions: [Int], state s: ForwardState) {
         let hp = hyperparameters, n = tokens.count
         let qDim = hp.heads * hp.headDim, kvDim = hp.kvHeads * hp.headDim
         let x = s.buffer("x", columns: hp.embedding)           // residual stream [n][embedding]
