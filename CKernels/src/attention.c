@@ -1,7 +1,8 @@
 // Grouped-query attention over the KV cache (ck_ops.h). Prefill (>= CK_TILED_MIN_ROWS rows, SIMD
 // paths) runs the blocked kernel of attention_tiled.c; otherwise one (query row, head) pair is
 // the unit of work: scores q·k over the visible positions, softmax, weighted sum of v.
-// fp16 rows have an AVX2/F16C twin (head_dim a multiple of 8: 64 and 256 for our models); the
+// fp16 rows have an AVX2/F16C twin (head_dim a multiple of 8: 64 and 256 for our models; its
+// softmax uses the vector exp, so it matches the reference to rounding, not bit for bit); the
 // block formats decode each position's head segment to fp32 first (the reference for all).
 #include <math.h>
 #include <immintrin.h>
@@ -11,6 +12,7 @@
 #include "ck_matmul.h"
 #include "ck_mx.h"
 #include "attention_internal.h"
+#include "avx2_exp.h"
 
 /// Where one (query row, head) reads and writes.
 typedef struct {
@@ -70,12 +72,67 @@ static inline float hsum256(__m256 x) {
 __attribute__((target("avx2,fma,f16c")))
 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
-/// fp16 rows only.
+/// w[first..last] = e^(w - max) with the vector exp (as the blocked prefill kernel's softmax);
+/// returns 1 / their sum. Whole groups of 8 in place, the tail through a padded copy.
+__attribute__((target("avx2,fma,f16c")))
+static float softmax_avx2(float *w, int64_t first, int64_t last, float max) {
+    const __m256 mx = _mm256_set1_ps(max);
+    __m256 sum = _mm256_setzero_ps();
+    int64_t p = first;
+    for (; p + 8 <= last + 1; p += 8) {
+        const __m256 e = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(w + p), mx));
+        _mm256_storeu_ps(w + p, e);
+        sum = _mm256_add_ps(sum, e);
+    }
+    float tail[8] = {0};
+    const int left = (int)(last + 1 - p);
+    if (left > 0) {
+        for (int i = 0; i < left; i++) tail[i] = w[p + i];
+        __m256 e = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(tail), mx));
+        _mm256_storeu_ps(tail, e);
+        for (int i = 0; i < left; i++) { w[p + i] = tail[i]; }
+        for (int i = left; i < 8; i++) tail[i] = 0;
+        sum = _mm256_add_ps(sum, _mm256_loadu_ps(tail));
+    }
+    return 1.0f / hsum256(sum);
+}
+
+/// Output dimensions accumulated per pass over the positions: 8 registers of 8 lanes.
+#define CK_V_CHUNK 64
+
+/// fp16 rows only (head_dim a multiple of 8). Scores (eight positions per pass), vector softmax,
+/// then the weighted sum of V with the positions in the outer loop, so each pass reads
+/// CK_V_CHUNK contiguous values of every row (one or two cache lines) instead of 8 values per
+/// row per pass.
 __attribute__((target("avx2,fma,f16c")))
 static void head_f16_avx2(const head_job *j) {
     const int64_t hd = j->head_dim;
     float max = -INFINITY;
-    for (int64_t p = j->first; p <= j->last; p++) {
+    int64_t p0 = j->first;
+    // Eight positions at a time: eight independent FMA chains, then one transposing reduction
+    // (hadd tree) gives their eight scores in one register.
+    __m256 vmax = _mm256_set1_ps(-INFINITY);
+    for (; p0 + 8 <= j->last + 1; p0 += 8) {
+        const uint8_t *kp = j->k + p0 * j->row_bytes;
+        __m256 acc[8];
+        for (int i = 0; i < 8; i++) acc[i] = _mm256_setzero_ps();
+        for (int64_t d = 0; d < hd; d += 8) {
+            const __m256 qv = _mm256_loadu_ps(j->q + d);
+            for (int i = 0; i < 8; i++) acc[i] = _mm256_fmadd_ps(qv, load_half8(kp + i * j->row_bytes + 2 * d), acc[i]);
+        }
+        const __m256 h0 = _mm256_hadd_ps(acc[0], acc[1]), h1 = _mm256_hadd_ps(acc[2], acc[3]);
+        const __m256 h2 = _mm256_hadd_ps(acc[4], acc[5]), h3 = _mm256_hadd_ps(acc[6], acc[7]);
+        const __m256 u0 = _mm256_hadd_ps(h0, h1), u1 = _mm256_hadd_ps(h2, h3);   // [0..3 lo | 0..3 hi], [4..7 lo | hi]
+        const __m256 dots = _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
+        _mm256_storeu_ps(j->w + p0, dots);
+        vmax = _mm256_max_ps(vmax, dots);
+    }
+    {
+        float lanes[8];
+        _mm256_storeu_ps(lanes, vmax);
+        for (int i = 0; i < 8; i++) if (lanes[i] > max) max = lanes[i];
+    }
+    for (int64_t p = p0; p <= j->last; p++) {
         const uint8_t *kp = j->k + p * j->row_bytes;
         __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
         int64_t d = 0;
@@ -88,12 +145,24 @@ static void head_f16_avx2(const head_job *j) {
         j->w[p] = dot;
         if (dot > max) max = dot;
     }
-    const float inv = softmax_in_place(j->w, j->first, j->last, max);
-    for (int64_t d = 0; d < hd; d += 8) {
-        __m256 acc = _mm256_setzero_ps();
-        for (int64_t p = j->first; p <= j->last; p++)
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(j->w[p]), load_half8(j->v + p * j->row_bytes + 2 * d), acc);
-        _mm256_storeu_ps(j->out + d, _mm256_mul_ps(acc, _mm256_set1_ps(inv)));
+    const __m256 inv = _mm256_set1_ps(softmax_avx2(j->w, j->first, j->last, max));
+    for (int64_t d0 = 0; d0 < hd; d0 += CK_V_CHUNK) {
+        const int n8 = (int)((hd - d0 < CK_V_CHUNK ? hd - d0 : CK_V_CHUNK) / 8);
+        __m256 acc[CK_V_CHUNK / 8];
+        for (int i = 0; i < CK_V_CHUNK / 8; i++) acc[i] = _mm256_setzero_ps();
+        const uint8_t *vp = j->v + j->first * j->row_bytes + 2 * d0;
+        if (n8 == CK_V_CHUNK / 8) {
+            for (int64_t p = j->first; p <= j->last; p++, vp += j->row_bytes) {
+                const __m256 wp = _mm256_set1_ps(j->w[p]);
+                for (int i = 0; i < CK_V_CHUNK / 8; i++) acc[i] = _mm256_fmadd_ps(wp, load_half8(vp + 16 * i), acc[i]);
+            }
+        } else {
+            for (int64_t p = j->first; p <= j->last; p++, vp += j->row_bytes) {
+                const __m256 wp = _mm256_set1_ps(j->w[p]);
+                for (int i = 0; i < n8; i++) acc[i] = _mm256_fmadd_ps(wp, load_half8(vp + 16 * i), acc[i]);
+            }
+        }
+        for (int i = 0; i < n8; i++) _mm256_storeu_ps(j->out + d0 + 8 * i, _mm256_mul_ps(acc[i], inv));
     }
 }
 

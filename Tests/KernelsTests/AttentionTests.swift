@@ -22,7 +22,23 @@ import Testing
         Case(heads: 40, kvHeads: 1, headDim: 8, rows: 6, start: 1, window: 3, format: CK_KV_F16, reversed: false),
         Case(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 100, window: 0, format: CK_KV_F16, reversed: false),
         Case(heads: 4, kvHeads: 1, headDim: 256, rows: 70, start: 3, window: 0, format: CK_KV_F16, reversed: false),
+        // Decode (per-head kernel): eight-position score blocks plus a tail, windows starting
+        // mid-cache, head dims that are not a multiple of the 64-wide V pass, single positions.
+        Case(heads: 4, kvHeads: 1, headDim: 256, rows: 1, start: 300, window: 0, format: CK_KV_F16, reversed: false),
+        Case(heads: 6, kvHeads: 2, headDim: 72, rows: 1, start: 20, window: 13, format: CK_KV_F16, reversed: false),
+        Case(heads: 40, kvHeads: 1, headDim: 8, rows: 2, start: 0, window: 0, format: CK_KV_F16, reversed: false),
     ]
+
+    /// The fp16 cache row (F16C on the SIMD paths) holds exactly the portable conversion's bits,
+    /// ties, subnormals, overflow and infinities included.
+    @Test func fp16StoreMatchesScalarConversion() {
+        var x = gaussians(203, seed: 21, scale: 3)
+        x += [0, -0.0, 65504, 65519.99, 65520, -70000, .infinity, -.infinity, 0x1p-24, 0x1p-25, 0x1.8p-24, 0x1p-14,
+              0x1.ffcp-15, 1 + 0x1p-11, 1 + 0x3p-11, 5.9604645e-8, 1e-9]
+        var row = [UInt16](repeating: 0, count: x.count)
+        x.withUnsafeBufferPointer { xp in row.withUnsafeMutableBytes { ck_kv_store_row(CK_KV_F16, xp.baseAddress, $0.baseAddress, Int64(x.count)) } }
+        for (i, v) in x.enumerated() { #expect(row[i] == ck_fp32_to_fp16(v), "element \(i): \(v)") }
+    }
 
     @Test(arguments: cases, [1, 2])
     func matchesNaive(_ c: Case, threads: Int) {
