@@ -167,6 +167,10 @@ ck_kernel_path ck_kernel_path_set(int path);
 /// Runs fn(ctx, t, nthreads) on `nthreads` threads of libomp's pool (t = 0..nthreads-1). No
 /// allocation or thread creation after libomp's first parallel region (per calling thread).
 void ck_parallel(void (*fn)(void *ctx, int t, int nthreads), void *ctx, int nthreads);
+/// Runs unit(ctx, u, t) for every u in [0, units) on up to `nthreads` threads (t = the running
+/// thread, e.g. for its scratch), handing units out in order from a shared counter, so a thread
+/// the OS delays (the machine may be shared) does not keep the other waiting with a fixed half.
+void ck_parallel_units(void (*unit)(void *ctx, int64_t u, int t), void *ctx, int64_t units, int nthreads);
 
 /// Quantizes all a->m rows of a->x on `threads` threads with the active path (or `path` >= 0).
 void ck_quantize_act(const ck_act *a, int threads, int path);

@@ -14,7 +14,6 @@
 // Units are handed out dynamically (atomic counter), latest rows (most positions) first.
 #include <immintrin.h>
 #include <math.h>
-#include <stdatomic.h>
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "avx2_exp.h"
@@ -174,24 +173,18 @@ T256 static void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
 typedef struct {
     const ck_attention_desc *d;
     int64_t hg, rows_per_unit, row_blocks, subgroups, units;
-    _Atomic int64_t next;
 } tiled_job;
 
-static void run_tiled(void *ctx, int t, int nthreads) {
-    (void)nthreads;
-    tiled_job *j = ctx;
+/// Unit u: row blocks from the last (most positions) down, then KV head, then head subgroup.
+static void run_unit(void *ctx, int64_t u, int t) {
+    const tiled_job *j = ctx;
     const ck_attention_desc *d = j->d;
     const int64_t group = d->heads / d->kv_heads;
-    float *scratch = d->scratch + (int64_t)t * d->scratch_stride;
-    for (;;) {
-        const int64_t u = atomic_fetch_add(&j->next, 1);
-        if (u >= j->units) break;
-        const int64_t per_block = d->kv_heads * j->subgroups;
-        const int64_t rb = j->row_blocks - 1 - u / per_block, g = (u % per_block) / j->subgroups, sg = u % j->subgroups;
-        const int64_t r0 = rb * j->rows_per_unit, nr = d->rows - r0 < j->rows_per_unit ? d->rows - r0 : j->rows_per_unit;
-        const int64_t hg0 = sg * j->hg, hg = group - hg0 < j->hg ? group - hg0 : j->hg;
-        unit(d, g, hg0, hg, r0, nr, scratch);
-    }
+    const int64_t per_block = d->kv_heads * j->subgroups;
+    const int64_t rb = j->row_blocks - 1 - u / per_block, g = (u % per_block) / j->subgroups, sg = u % j->subgroups;
+    const int64_t r0 = rb * j->rows_per_unit, nr = d->rows - r0 < j->rows_per_unit ? d->rows - r0 : j->rows_per_unit;
+    const int64_t hg0 = sg * j->hg, hg = group - hg0 < j->hg ? group - hg0 : j->hg;
+    unit(d, g, hg0, hg, r0, nr, d->scratch + (int64_t)t * d->scratch_stride);
 }
 
 int ck_attention_tiled(const ck_attention_desc *d, int nthreads) {
@@ -206,8 +199,6 @@ int ck_attention_tiled(const ck_attention_desc *d, int nthreads) {
     j.rows_per_unit = QL / j.hg;
     j.row_blocks = (d->rows + j.rows_per_unit - 1) / j.rows_per_unit;
     j.units = j.row_blocks * d->kv_heads * j.subgroups;
-    atomic_init(&j.next, 0);
-    if (nthreads > j.units) nthreads = (int)j.units;
-    ck_parallel(run_tiled, &j, nthreads < 1 ? 1 : nthreads);
+    ck_parallel_units(run_unit, &j, j.units, nthreads);
     return 1;
 }

@@ -368,25 +368,20 @@ typedef struct {
     int64_t first[MAX_MULTI + 1];   ///< first unit of each matrix; first[count] = total
     int64_t row_blocks;
     int count;
-    _Atomic int64_t next;
 } multi_job;
 
 /// Units in order matrix, chunk, row block: threads that take consecutive units share a chunk's
 /// weights in L3 (each pulls it into its own L2 once per unit it takes from that chunk).
-static void multi_part(void *ctx, int t, int nt) {
-    (void)t; (void)nt;
-    multi_job *j = ctx;
-    for (;;) {
-        const int64_t u = atomic_fetch_add(&j->next, 1);
-        if (u >= j->first[j->count]) break;
-        int i = 0;
-        while (u >= j->first[i + 1]) i++;
-        const pcall *p = &j->p[i];
-        const int64_t local = u - j->first[i], chunk = local / j->row_blocks, rb = local % j->row_blocks;
-        const int64_t c0 = chunk * p->ch, c1 = c0 + p->ch < p->h1 ? c0 + p->ch : p->h1;
-        const int64_t m0 = rb * UNIT_ROWS, m1 = m0 + UNIT_ROWS < p->m ? m0 + UNIT_ROWS : p->m;
-        run_block(p, c0, c1, m0, m1);
-    }
+static void multi_unit(void *ctx, int64_t u, int t) {
+    (void)t;
+    const multi_job *j = ctx;
+    int i = 0;
+    while (u >= j->first[i + 1]) i++;
+    const pcall *p = &j->p[i];
+    const int64_t local = u - j->first[i], chunk = local / j->row_blocks, rb = local % j->row_blocks;
+    const int64_t c0 = chunk * p->ch, c1 = c0 + p->ch < p->h1 ? c0 + p->ch : p->h1;
+    const int64_t m0 = rb * UNIT_ROWS, m1 = m0 + UNIT_ROWS < p->m ? m0 + UNIT_ROWS : p->m;
+    run_block(p, c0, c1, m0, m1);
 }
 
 void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y,
@@ -402,10 +397,6 @@ void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, 
             j.first[i + 1] = j.first[i] + (j.p[i].h1 + j.p[i].ch - 1) / j.p[i].ch * j.row_blocks;
             macs += d[i0 + i].m * d[i0 + i].n * d[i0 + i].k;
         }
-        atomic_init(&j.next, 0);
-        int nt = nthreads;
-        if (macs < min_parallel_macs) nt = 1;
-        if (nt > j.first[j.count]) nt = (int)j.first[j.count];
-        ck_parallel(multi_part, &j, nt < 1 ? 1 : nt);
+        ck_parallel_units(multi_unit, &j, j.first[j.count], macs < min_parallel_macs ? 1 : nthreads);
     }
 }

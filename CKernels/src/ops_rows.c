@@ -1,9 +1,8 @@
 // Row-parallel drivers of the row-wise ops (ck_ops.h) for a batch of rows (prefill): the rows
-// are handed out in blocks of 16 to the threads of ck_parallel and every row goes through
+// are handed out in blocks of 16 to the threads by ck_parallel_units and every row goes through
 // the single-row op unchanged, so the results equal a loop over the rows on one thread.
 // Without this the 512 rows of a prefill batch were normalised / rotated / gated on one thread
 // while the other waited for the next matmul (~15 % of a Gemma 3 pp512 at 2 threads).
-#include <stdatomic.h>
 #include "ck_ops.h"
 #include "ck_matmul.h"
 
@@ -64,27 +63,17 @@ static void run_rows(const rows_job *j, int64_t r0, int64_t r1) {
 /// the OS delays (the machine is shared) does not hold the other at the join with half the rows.
 #define CK_ROWS_BLOCK 16
 
-typedef struct {
-    const rows_job *j;
-    _Atomic int64_t next;
-} rows_region;
-
-static void rows_part(void *ctx, int t, int nt) {
-    (void)t; (void)nt;
-    rows_region *g = ctx;
-    for (;;) {
-        const int64_t r0 = atomic_fetch_add(&g->next, CK_ROWS_BLOCK);
-        if (r0 >= g->j->rows) break;
-        run_rows(g->j, r0, r0 + CK_ROWS_BLOCK < g->j->rows ? r0 + CK_ROWS_BLOCK : g->j->rows);
-    }
+/// Rows [16u, 16u + 16) of the job.
+static void rows_unit(void *ctx, int64_t u, int t) {
+    (void)t;
+    const rows_job *j = ctx;
+    const int64_t r0 = u * CK_ROWS_BLOCK;
+    run_rows(j, r0, r0 + CK_ROWS_BLOCK < j->rows ? r0 + CK_ROWS_BLOCK : j->rows);
 }
 
 static void run(const rows_job *j, int nthreads) {
-    const int64_t blocks = (j->rows + CK_ROWS_BLOCK - 1) / CK_ROWS_BLOCK;
-    if (nthreads > blocks) nthreads = (int)blocks;
     if (nthreads <= 1 || j->rows * j->cols < CK_ROWS_MIN_PARALLEL) { run_rows(j, 0, j->rows); return; }
-    rows_region g = {j, 0};
-    ck_parallel(rows_part, &g, nthreads);
+    ck_parallel_units(rows_unit, (void *)j, (j->rows + CK_ROWS_BLOCK - 1) / CK_ROWS_BLOCK, nthreads);
 }
 
 void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, const float *w, int64_t width, float eps,
