@@ -39,8 +39,6 @@ public final class KVCache: @unchecked Sendable {
     public private(set) var count = 0
 
     private let rowBytes: Int
-    /// `attention`'s positions as Int64, reused so a decode step does not allocate.
-    private var positionScratch: [Int64] = []
     private let keys: UnsafeMutableRawPointer
     private let values: UnsafeMutableRawPointer
 
@@ -78,6 +76,12 @@ public final class KVCache: @unchecked Sendable {
 
     private func offset(_ layer: Int, _ position: Int) -> Int { (layer * capacity + position) * rowBytes }
 
+    /// `positions` as the C kernels' int64 array, in place (Int is 64-bit on every platform the
+    /// package builds for), so neither a store nor an attention call copies or allocates.
+    private func withInt64(_ positions: [Int], _ body: (UnsafePointer<Int64>?) -> Void) {
+        positions.withUnsafeBufferPointer { p in p.withMemoryRebound(to: Int64.self) { body($0.baseAddress) } }
+    }
+
     /// Stores rows `0..<rows` of `k` and `v` (width kvDim) at `positions` for `layer`, the rows
     /// split over `threads` threads when there are many (prefill).
     public func store(layer: Int, keys k: Matrix, values v: Matrix, rows: Int, positions: [Int], threads: Int = 1) {
@@ -85,13 +89,11 @@ public final class KVCache: @unchecked Sendable {
         for p in positions.prefix(rows) {
             precondition(p >= 0 && p < capacity, "position \(p) outside the cache (capacity \(capacity))")
         }
-        positions.withUnsafeBufferPointer { p in
-            p.withMemoryRebound(to: Int64.self) { p64 in
-                ck_kv_store_rows(format.ck, k.base, v.base, Int64(rows), Int64(kvDim), p64.baseAddress,
-                                 (keys + offset(layer, 0)).assumingMemoryBound(to: UInt8.self),
-                                 (values + offset(layer, 0)).assumingMemoryBound(to: UInt8.self), Int64(rowBytes),
-                                 Int32(threads))
-            }
+        withInt64(positions) { pos in
+            ck_kv_store_rows(format.ck, k.base, v.base, Int64(rows), Int64(kvDim), pos,
+                             (keys + offset(layer, 0)).assumingMemoryBound(to: UInt8.self),
+                             (values + offset(layer, 0)).assumingMemoryBound(to: UInt8.self), Int64(rowBytes),
+                             Int32(threads))
         }
     }
 
@@ -107,15 +109,13 @@ public final class KVCache: @unchecked Sendable {
         precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < capacity }, "position outside the cache")
         let threads = max(1, threads), stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(headDim)))
         if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
-        positionScratch.removeAll(keepingCapacity: true)
-        for p in positions.prefix(rows) { positionScratch.append(Int64(p)) }
         let k = UnsafePointer<UInt8>((keys + offset(layer, 0)).assumingMemoryBound(to: UInt8.self))
         let v = UnsafePointer<UInt8>((values + offset(layer, 0)).assumingMemoryBound(to: UInt8.self))
-        positionScratch.withUnsafeBufferPointer { pos in
+        withInt64(positions) { pos in
             scratch.withUnsafeMutableBufferPointer { w in
                 var desc = ck_attention_desc(
                     q: q.base, q_stride: Int64(q.columns), k: k, v: v, row_bytes: Int64(rowBytes), format: format.ck,
-                    positions: pos.baseAddress, rows: Int64(rows), heads: Int64(heads), kv_heads: Int64(kvHeads),
+                    positions: pos, rows: Int64(rows), heads: Int64(heads), kv_heads: Int64(kvHeads),
                     head_dim: Int64(headDim), window: Int64(window ?? 0), out: out.base, out_stride: Int64(out.columns),
                     scratch: w.baseAddress, scratch_stride: Int64(stride))
                 ck_attention(&desc, Int32(threads))
