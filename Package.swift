@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Tokenizers", targets: ["Tokenizers"]),
         .library(name: "Templates", targets: ["Templates"]),
         .library(name: "Sampling", targets: ["Sampling"]),
+        .library(name: "Grammar", targets: ["Grammar"]),
         .library(name: "Architectures", targets: ["Architectures"]),
         .library(name: "Quanta", targets: ["Quanta"]),
         .executable(name: "quanta", targets: ["quanta"]),
@@ -38,10 +39,11 @@ let package = Package(
         .target(name: "Tokenizers", dependencies: ["GGUF"], path: "Sources/Tokenizers"),
         .target(name: "Templates", path: "Sources/Templates"),
         .target(name: "Sampling", path: "Sources/Sampling"),
+        .target(name: "Grammar", path: "Sources/Grammar"),
         .target(name: "Architectures", dependencies: ["Engine", "GGUF"], path: "Sources/Architectures"),
         .target(
             name: "Quanta",
-            dependencies: ["Architectures", "Engine", "GGUF", "Tokenizers", "Templates", "Sampling"],
+            dependencies: ["Architectures", "Engine", "GGUF", "Tokenizers", "Templates", "Sampling", "Grammar"],
             path: "Sources/Quanta"
         ),
 
@@ -73,6 +75,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "SamplingTests", dependencies: ["Sampling"], path: "Tests/SamplingTests"),
+        .testTarget(name: "GrammarTests", dependencies: ["Grammar", "Tokenizers", "GGUF"], path: "Tests/GrammarTests"),
         .testTarget(
             name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests",
             // llama.cpp reference outputs, read from the source tree via #filePath.
