@@ -14,15 +14,14 @@ public struct ContextOptions: Sendable, Equatable, Hashable, Codable {
         case custom(String)
     }
 
+    /// Whether a guided-generation schema is shown to the model in the prompt; nil = yes.
+    public var includeSchemaInPrompt: Bool?
     /// The thinking level; nil = the model default (for Quanta, `.deep`).
     public var reasoningLevel: ReasoningLevel?
-    /// Whether a guided-generation schema is shown to the model (no effect yet: Quanta has no
-    /// guided generation).
-    public var includeSchemaInPrompt: Bool
 
     /// Options; nil = model default.
-    public init(reasoningLevel: ReasoningLevel? = nil, includeSchemaInPrompt: Bool = true) {
-        self.reasoningLevel = reasoningLevel
+    public init(includeSchemaInPrompt: Bool? = nil, reasoningLevel: ReasoningLevel? = nil) {
         self.includeSchemaInPrompt = includeSchemaInPrompt
+        self.reasoningLevel = reasoningLevel
     }
 }

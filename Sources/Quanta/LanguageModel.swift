@@ -38,24 +38,60 @@ extension LanguageModelExecutor {
     public func prewarm(model: Model, transcript: Transcript) {}
 }
 
-/// One request handed to an executor: the whole transcript (ending with the new prompt) and the
-/// options that govern it.
+/// One request handed to an executor: the whole transcript (ending with the new prompt, or with
+/// tool outputs in a tool loop), the tools the model may call, the schema its output must follow
+/// and the options that govern it.
 public struct LanguageModelExecutorGenerationRequest: Sendable, Equatable {
     /// Unique per request.
     public var id: UUID
-    /// Everything so far, the new `.prompt` entry last.
+    /// Everything so far.
     public var transcript: Transcript
-    /// Sampling and length limits of this request.
+    /// The tools the model may call (empty: none; `toolCallingMode` tells whether it must).
+    public var enabledToolDefinitions: [Transcript.ToolDefinition]
+    /// The shape the response must have (guided generation), or nil for free text.
+    public var schema: GenerationSchema?
+    /// Sampling, length limits and tool-calling policy of this request.
     public var generationOptions: GenerationOptions
     /// Reasoning level and other context controls of this request.
     public var contextOptions: ContextOptions
+    /// Values the caller attached to the request.
+    public var metadata: MetadataValues
 
-    /// A request with a fresh id.
-    public init(id: UUID = UUID(), transcript: Transcript, generationOptions: GenerationOptions = GenerationOptions(),
-                contextOptions: ContextOptions = ContextOptions()) {
+    /// A request (Apple's spelling).
+    public init(id: UUID, transcript: Transcript, enabledTools: [Transcript.ToolDefinition], schema: GenerationSchema? = nil,
+                generationOptions: GenerationOptions, contextOptions: ContextOptions, metadata: MetadataValues) {
         self.id = id
         self.transcript = transcript
+        enabledToolDefinitions = enabledTools
+        self.schema = schema
         self.generationOptions = generationOptions
         self.contextOptions = contextOptions
+        self.metadata = metadata
+    }
+
+    /// A request with a fresh id and defaults for everything but the transcript.
+    public init(transcript: Transcript, generationOptions: GenerationOptions = GenerationOptions(),
+                contextOptions: ContextOptions = ContextOptions()) {
+        self.init(id: UUID(), transcript: transcript, enabledTools: [], generationOptions: generationOptions,
+                  contextOptions: contextOptions, metadata: [:])
+    }
+
+    /// Field by field; schemas compare by their JSON Schema encoding, metadata by value.
+    public static func == (a: Self, b: Self) -> Bool {
+        a.id == b.id && a.transcript == b.transcript && a.enabledToolDefinitions == b.enabledToolDefinitions
+            && a.generationOptions == b.generationOptions && a.contextOptions == b.contextOptions
+            && metadataEqual(a.metadata, b.metadata) && sameSchema(a.schema, b.schema)
+    }
+}
+
+/// Whether two optional schemas encode to the same JSON Schema.
+func sameSchema(_ a: GenerationSchema?, _ b: GenerationSchema?) -> Bool {
+    switch (a, b) {
+    case (nil, nil): return true
+    case let (x?, y?):
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(x)) == (try? encoder.encode(y))
+    default: return false
     }
 }

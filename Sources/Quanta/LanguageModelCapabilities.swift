@@ -24,6 +24,9 @@ public struct LanguageModelCapabilities: Sendable, Equatable, ExpressibleByArray
     /// A set of capabilities.
     public init(_ capabilities: [Capability]) { all = Set(capabilities) }
 
+    /// A set of capabilities (Apple's labelled spelling).
+    public init(capabilities: [Capability]) { self.init(capabilities) }
+
     /// As `init(_:)`.
     public init(arrayLiteral elements: Capability...) { self.init(elements) }
 

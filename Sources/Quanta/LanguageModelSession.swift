@@ -1,209 +1,192 @@
 // The conversation object applications use (Apple's `LanguageModelSession`): it keeps the
-// transcript and cumulative usage, sends each request to the model's executor, and turns the
-// executor's events into responses and stream snapshots.
+// transcript and cumulative usage, checks each request against the model's capabilities, sends
+// it to the model's executor, runs the tool loop, and turns the executor's events into
+// responses and stream snapshots.
 import Foundation
+import Observation
 import Synchronization
 
 /// A conversation with one model. Each `respond` renders the whole transcript plus the new
 /// prompt; the executor reuses the KV cache for whatever part it has already seen.
 ///
 /// One request runs at a time (a second one throws `Error.concurrentRequests`). A request that
-/// fails or is cancelled leaves the transcript as it was and `isResponding` false.
+/// fails or is cancelled leaves the transcript as it was (or, with
+/// `transcriptErrorHandlingPolicy = .preserveTranscript`, keeps what was produced) and
+/// `isResponding` false. Observable: `transcript`, `isResponding` and `usage` notify observers.
 public final class LanguageModelSession: Sendable {
-    /// Errors of the session itself (the model's are `LanguageModelError`).
-    public enum Error: Swift.Error, Sendable, Equatable {
-        /// A request was made while another was still running.
-        case concurrentRequests
-        /// The transcript was changed while a request was running.
-        case transcriptMutationWhileResponding
-    }
-
     /// A rewrite of the transcript applied to each request before rendering (for example,
     /// dropping old turns to fit the context). It changes what is sent, not `transcript`; note
-    /// that trimming the start of the history defeats KV prefix reuse.
+    /// that trimming the start of the history defeats KV prefix reuse. Quanta's addition.
     public typealias HistoryTransform = @Sendable (Transcript) -> Transcript
 
-    private struct State {
+    struct State {
         var transcript: Transcript
-        var usage = Usage()
+        var usage = Usage.zero
         var isResponding = false
+        var policy: TranscriptErrorHandlingPolicy?
+        /// Bumped by every transcript edit, so a request can tell it was edited under it.
+        var edits = 0
+        /// Bumped by every request start, so an abandoned request does not clear a newer one.
+        var requests = 0
     }
 
-    private let state: Mutex<State>
-    private let run: @Sendable (LanguageModelExecutorGenerationRequest, LanguageModelExecutorGenerationChannel) async throws -> Void
+    let state: Mutex<State>
+    let registrar = ObservationRegistrar()
+    let tools: [any Tool]
+    let capabilities: LanguageModelCapabilities
+    let historyTransform: HistoryTransform?
+    /// Runs one request on the executor (one executor per session: it holds the KV cache).
+    let execute: @Sendable (LanguageModelExecutorGenerationRequest, LanguageModelExecutorGenerationChannel) async throws -> Void
     private let warm: @Sendable (Transcript) -> Void
-    private let historyTransform: HistoryTransform?
-
-    /// A session with an optional system instruction.
-    public convenience init<Model: LanguageModel>(model: Model, instructions: String? = nil,
-                                                  historyTransform: HistoryTransform? = nil) {
-        var transcript = Transcript()
-        if let instructions {
-            transcript.append(.instructions(.init(segments: [.text(.init(content: instructions))])))
-        }
-        self.init(model: model, transcript: transcript, historyTransform: historyTransform)
-    }
+    /// Serialises executor runs: a request abandoned by its consumer may still be winding down
+    /// when the next one starts; the next one waits for it instead of failing.
+    let runs = RunQueue()
 
     /// A session that continues `transcript`.
-    public init<Model: LanguageModel>(model: Model, transcript: Transcript, historyTransform: HistoryTransform? = nil) {
+    public init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript) {
+        self.tools = tools
+        capabilities = model.capabilities
+        historyTransform = nil
         state = Mutex(State(transcript: transcript))
+        (execute, warm) = Self.bind(model)
+    }
+
+    /// A session with instructions (a system message) and tools.
+    public convenience init(model: some LanguageModel, tools: [any Tool] = [], instructions: Instructions? = nil) {
+        self.init(model: model, tools: tools, transcript: Self.opening(instructions?.text, tools))
+    }
+
+    /// A session with instructions given as text.
+    @_disfavoredOverload
+    public convenience init(model: some LanguageModel, tools: [any Tool] = [], instructions: String? = nil) {
+        self.init(model: model, tools: tools, transcript: Self.opening(instructions, tools))
+    }
+
+    /// A session with instructions written with `@InstructionsBuilder`.
+    public convenience init<Failure: Swift.Error>(model: some LanguageModel, tools: [any Tool] = [],
+                                                  @InstructionsBuilder instructions: () throws(Failure) -> Instructions) throws(Failure) {
+        self.init(model: model, tools: tools, transcript: Self.opening(try instructions().text, tools))
+    }
+
+    /// A session whose requests pass through `historyTransform`. Quanta's addition.
+    public init(model: some LanguageModel, tools: [any Tool] = [], instructions: String?,
+                historyTransform: @escaping HistoryTransform) {
+        self.tools = tools
+        capabilities = model.capabilities
         self.historyTransform = historyTransform
-        // One executor per session: it holds this conversation's KV cache.
+        state = Mutex(State(transcript: Self.opening(instructions, tools)))
+        (execute, warm) = Self.bind(model)
+    }
+
+    private static func bind<Model: LanguageModel>(_ model: Model) -> (
+        @Sendable (LanguageModelExecutorGenerationRequest, LanguageModelExecutorGenerationChannel) async throws -> Void,
+        @Sendable (Transcript) -> Void
+    ) {
         let executor = Result { () throws -> Model.Executor in try Model.Executor(configuration: model.executorConfiguration) }
-        run = { request, channel in
-            try await executor.get().respond(to: request, model: model, streamingInto: channel)
+        return ({ request, channel in try await executor.get().respond(to: request, model: model, streamingInto: channel) },
+                { transcript in if case let .success(e) = executor { e.prewarm(model: model, transcript: transcript) } })
+    }
+
+    /// The opening instructions entry: the system text and the tools' definitions.
+    private static func opening(_ instructions: String?, _ tools: [any Tool]) -> Transcript {
+        guard instructions != nil || !tools.isEmpty else { return Transcript() }
+        let segments: [Transcript.Segment] = instructions.map { [.text($0)] } ?? []
+        return Transcript(entries: [.instructions(.init(segments: segments, toolDefinitions: tools.map { Transcript.ToolDefinition(tool: $0) }))])
+    }
+
+    /// Instructions, prompts, reasoning, tool calls and responses so far. Setting it while a
+    /// request runs makes that request fail with `Error.transcriptMutationWhileResponding`.
+    public var transcript: Transcript {
+        get {
+            registrar.access(self, keyPath: \.transcript)
+            return state.withLock { $0.transcript }
         }
-        warm = { transcript in
-            if case let .success(e) = executor { e.prewarm(model: model, transcript: transcript) }
+        set {
+            registrar.withMutation(of: self, keyPath: \.transcript) {
+                state.withLock { s in
+                    s.transcript = newValue
+                    s.edits += 1
+                }
+            }
         }
     }
 
-    /// Instructions, prompts, reasoning and responses so far.
-    public var transcript: Transcript { state.withLock { $0.transcript } }
     /// Tokens spent by every completed request, summed.
-    public var usage: Usage { state.withLock { $0.usage } }
-    /// Whether a request is running.
-    public var isResponding: Bool { state.withLock { $0.isResponding } }
+    public var usage: Usage {
+        registrar.access(self, keyPath: \.usage)
+        return state.withLock { $0.usage }
+    }
 
-    /// Edits the transcript between requests (the next request renders the edited one).
+    /// Whether a request is running.
+    public var isResponding: Bool {
+        registrar.access(self, keyPath: \.isResponding)
+        return state.withLock { $0.isResponding }
+    }
+
+    /// What a failed request leaves in the transcript; nil = `.revertTranscript`.
+    public var transcriptErrorHandlingPolicy: TranscriptErrorHandlingPolicy? {
+        get { state.withLock { $0.policy } }
+        set { state.withLock { $0.policy = newValue } }
+    }
+
+    /// Edits the transcript between requests. Quanta's addition.
     /// - Throws: `Error.transcriptMutationWhileResponding` while a request runs.
     public func updateTranscript(_ edit: (inout Transcript) -> Void) throws {
-        try state.withLock { s throws(Error) in
-            guard !s.isResponding else { throw .transcriptMutationWhileResponding }
-            edit(&s.transcript)
+        try registrar.withMutation(of: self, keyPath: \.transcript) {
+            try state.withLock { s throws(Error) in
+                guard !s.isResponding else { throw .transcriptMutationWhileResponding }
+                edit(&s.transcript)
+                s.edits += 1
+            }
         }
     }
 
     /// Starts computing the instructions (and `promptPrefix`, the expected start of the next
     /// prompt) into the KV cache now, so the next request reports them as cached. Returns at once.
-    public func prewarm(promptPrefix: String? = nil) {
+    public func prewarm(promptPrefix: Prompt? = nil) {
         var transcript = self.transcript
-        if let promptPrefix { transcript.append(.prompt(.init(segments: [.text(.init(content: promptPrefix))]))) }
+        if let promptPrefix { transcript.append(.prompt(.init(segments: [.text(promptPrefix.text)]))) }
         warm(transcript)
     }
 
-    /// Generates a response to `prompt` and appends the prompt, any reasoning and the response
-    /// to the transcript.
-    public func respond(to prompt: String, options: GenerationOptions = GenerationOptions(),
-                        contextOptions: ContextOptions = ContextOptions()) async throws -> Response<String> {
-        let base = try begin()
-        return try await perform(prompt, options, contextOptions, base: base, onUpdate: { _ in })
-    }
-
-    /// As `respond`, yielding a snapshot (cumulative content and usage) as tokens arrive.
-    /// Errors, including `Error.concurrentRequests`, are thrown by the iteration; abandoning the
-    /// iteration cancels generation.
-    public func streamResponse(to prompt: String, options: GenerationOptions = GenerationOptions(),
-                               contextOptions: ContextOptions = ContextOptions()) -> ResponseStream<String> {
-        let (stream, continuation) = AsyncThrowingStream<ResponseStream<String>.Snapshot, any Swift.Error>.makeStream()
-        let base: Transcript
-        do { base = try begin() } catch {
-            continuation.finish(throwing: error)
-            return ResponseStream(stream)
-        }
-        let task = Task {
-            do {
-                let response = try await self.perform(prompt, options, contextOptions, base: base) { continuation.yield($0) }
-                continuation.yield(.init(content: response.content, transcriptEntries: response.transcriptEntries,
-                                         usage: response.usage))
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return ResponseStream(stream)
-    }
-
-    /// Marks the session busy and returns the transcript the request extends.
-    private func begin() throws(Error) -> Transcript {
-        try state.withLock { s throws(Error) in
-            guard !s.isResponding else { throw .concurrentRequests }
-            s.isResponding = true
-            return s.transcript
-        }
-    }
-
-    private func perform(_ text: String, _ options: GenerationOptions, _ contextOptions: ContextOptions, base: Transcript,
-                         onUpdate: (ResponseStream<String>.Snapshot) -> Void) async throws -> Response<String> {
-        do {
-            let prompt = Transcript.Entry.prompt(.init(segments: [.text(.init(content: text))], options: options,
-                                                       contextOptions: contextOptions))
-            var sent = base
-            sent.append(prompt)
-            if let historyTransform { sent = historyTransform(sent) }
-            let request = LanguageModelExecutorGenerationRequest(transcript: sent, generationOptions: options,
-                                                                 contextOptions: contextOptions)
-            let channel = LanguageModelExecutorGenerationChannel()
-            var collected = ResponseCollector()
-            let run = self.run
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    defer { channel.finish() }
-                    try await run(request, channel)
-                }
-                for await event in channel {
-                    collected.apply(event)
-                    onUpdate(collected.snapshot)
-                }
-                try await group.waitForAll()
-            }
-            let entries = [prompt] + collected.entries
-            let usage = collected.usage
+    /// Sets `isResponding` (observers are told).
+    func setResponding(_ value: Bool, ifRequest request: Int? = nil) {
+        registrar.withMutation(of: self, keyPath: \.isResponding) {
             state.withLock { s in
-                s.transcript.append(contentsOf: entries)
-                s.usage = s.usage + usage
-                s.isResponding = false
+                if request == nil || request == s.requests { s.isResponding = value }
             }
-            return Response(content: collected.content, transcriptEntries: entries[...], usage: usage)
-        } catch {
-            state.withLock { $0.isResponding = false }
-            throw error
         }
     }
 }
 
-extension LanguageModelSession {
-    /// The result of `respond`.
-    public struct Response<Content: Sendable>: Sendable {
-        /// The answer (reasoning excluded).
-        public let content: Content
-        /// The entries this request added: its prompt, any reasoning, the response.
-        public let transcriptEntries: ArraySlice<Transcript.Entry>
-        /// Tokens this request spent.
-        public let usage: Usage
-    }
+extension LanguageModelSession: Observable {}
 
-    /// The snapshots of a streamed response.
-    public struct ResponseStream<Content: Sendable>: AsyncSequence, Sendable {
-        /// The response so far.
-        public struct Snapshot: Sendable {
-            /// Answer text so far (cumulative).
-            public let content: Content
-            /// The reasoning and response entries so far (the final snapshot: the entries added
-            /// to the transcript, prompt included).
-            public let transcriptEntries: ArraySlice<Transcript.Entry>
-            /// Usage so far (cumulative).
-            public let usage: Usage
+/// What a failed request leaves in the transcript.
+public struct TranscriptErrorHandlingPolicy: Sendable, Equatable {
+    let keepsPartialEntries: Bool
+    /// The transcript is left as it was before the request (the default).
+    public static let revertTranscript = TranscriptErrorHandlingPolicy(keepsPartialEntries: false)
+    /// The prompt and whatever the model produced before the error stay in the transcript.
+    public static let preserveTranscript = TranscriptErrorHandlingPolicy(keepsPartialEntries: true)
+}
+
+/// Runs async jobs one after another, in the order they were enqueued.
+final class RunQueue: Sendable {
+    private let last = Mutex<Task<Void, Never>?>(nil)
+
+    /// Runs `job` after every job enqueued before it has finished; cancelling the caller cancels
+    /// the job.
+    func run(_ job: @escaping @Sendable () async throws -> Void) async throws {
+        let task = last.withLock { previous -> Task<Void, any Swift.Error> in
+            let before = previous
+            let task = Task {
+                await before?.value
+                try Task.checkCancellation()
+                try await job()
+            }
+            previous = Task { _ = await task.result }
+            return task
         }
-
-        /// The stream yields snapshots.
-        public typealias Element = Snapshot
-        private let stream: AsyncThrowingStream<Snapshot, any Swift.Error>
-
-        init(_ stream: AsyncThrowingStream<Snapshot, any Swift.Error>) { self.stream = stream }
-
-        /// Iterates the snapshots; ending the iteration early cancels generation.
-        public func makeAsyncIterator() -> AsyncThrowingStream<Snapshot, any Swift.Error>.Iterator {
-            stream.makeAsyncIterator()
-        }
-
-        /// Waits for the end and returns the whole response.
-        public func collect() async throws -> Response<Content> {
-            var last: Snapshot?
-            for try await snapshot in self { last = snapshot }
-            guard let last else { throw CancellationError() }
-            return Response(content: last.content, transcriptEntries: last.transcriptEntries, usage: last.usage)
-        }
+        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 }

@@ -1,5 +1,5 @@
-// The decode loop behind `LocalLanguageModel`: prefix reuse, prefill, sampling, think-block
-// accounting and streaming.
+// The decode loop behind `LocalLanguageModel`: prefix reuse, prefill, sampling, constrained
+// decoding, think-block accounting, tool-call detection and streaming.
 import Foundation
 import Sampling
 import Synchronization
@@ -54,7 +54,8 @@ extension LocalLanguageModel {
         }
 
         /// Renders the request, reuses the cached prefix, prefills the rest and decodes,
-        /// sending reasoning and response text per token and usage after prefill and at the end.
+        /// sending reasoning, response text or tool calls per token, and usage after prefill and
+        /// at the end.
         public func respond(to request: LanguageModelExecutorGenerationRequest, model: LocalLanguageModel,
                             streamingInto channel: LanguageModelExecutorGenerationChannel) async throws {
             // Everything that can reject the request runs before any compute.
@@ -63,18 +64,23 @@ extension LocalLanguageModel {
                 throw LanguageModelError.unsupportedCapability(.init(
                     capability: .reasoning, debugDescription: "this model has no think markers, so it cannot take a reasoning level"))
             }
-            guard case .prompt? = request.transcript.last else {
+            guard let last = request.transcript.last, last.isRequestEnd else {
                 throw LanguageModelError.unsupportedTranscriptContent(.init(
-                    unsupportedContent: [], debugDescription: "a request's transcript must end with a prompt"))
+                    unsupportedContent: [], debugDescription: "a request's transcript must end with a prompt or tool outputs"))
             }
+            if let reason = request.generationOptions.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
             let weights = model.weights
-            let prompt = try weights.render(request.transcript, enableThinking: ReasoningBudget.isOff(level) ? false : nil)
+            let plan = try OutputPlan(request: request, weights: weights)
+            var renderOptions = RenderOptions()
+            renderOptions.enableThinking = ReasoningBudget.isOff(level) ? false : nil
+            renderOptions.promptSuffix = plan.promptSuffix
+            let prompt = try weights.render(plan.transcript, renderOptions)
             let contextSize = configuration.contextSize
             guard prompt.tokens.count < contextSize else {
                 throw LanguageModelError.contextSizeExceeded(.init(contextSize: contextSize, tokenCount: prompt.tokens.count))
             }
             let room = contextSize - prompt.tokens.count
-            let limit = max(0, min(request.generationOptions.maximumResponseTokens ?? room, room))
+            let limit = min(request.generationOptions.maximumResponseTokens ?? room, room)
 
             let pending = state.withLock { $0.prewarm }
             await pending?.value
@@ -82,31 +88,49 @@ extension LocalLanguageModel {
             defer { putBack(sequence) }
             let cached = sequence.reuse(prompt.tokens)
             var logits = try sequence.append(Array(prompt.tokens[cached...]), wantLogits: true) ?? []
-            let input = Usage.Input(totalTokenCount: prompt.tokens.count, cachedTokenCount: cached)
-            await channel.send(.response(action: .updateUsage(input: input, output: Usage.Output())))
+            let input = LanguageModelExecutorGenerationChannel.Usage.Input(totalTokenCount: prompt.tokens.count, cachedTokenCount: cached)
+            await channel.send(.response(action: .updateUsage(input: input, output: .init(totalTokenCount: 0, reasoningTokenCount: 0))))
 
             var loop = DecodeLoop(weights: weights, channel: channel, startsInsideThinking: prompt.startsInsideThinking,
-                                  thinkingBudget: ReasoningBudget.tokens(for: level, maximumResponseTokens: limit))
+                                  thinkingBudget: ReasoningBudget.tokens(for: level, maximumResponseTokens: limit),
+                                  filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings))
+            var gate = plan.gate
             var sampler = Sampler(request.generationOptions.samplingParameters(fallbackSeed: UInt64.random(in: 0...UInt64.max)))
-            var last: Int32?
+            var lastToken: Int32?
             while loop.generated < limit {
                 // Each token is milliseconds of synchronous compute on a cooperative thread:
                 // yielding lets the consumer of the stream (and its cancellation) run in between,
                 // even when every other cooperative thread is busy.
                 await Task.yield()
                 try Task.checkCancellation()
-                let token = loop.forcedToken ?? sampler.sample(&logits)
-                last = token
+                let token: Int32
+                if let forced = loop.forcedToken {
+                    token = forced
+                } else if loop.isAnswering, gate != nil {
+                    token = gate!.next(logits: &logits, remaining: limit - loop.generated, sampler: &sampler)
+                } else {
+                    token = sampler.sample(&logits)
+                }
+                if loop.isAnswering { gate?.accept(token) }
+                lastToken = token
                 if await loop.emit(token) == .stop { break }
                 if loop.generated == limit || sequence.tokens.count >= contextSize { break }
                 logits = try sequence.append([token], wantLogits: true) ?? []
             }
             // Run the final token too, so the cache holds the whole response and the next turn
             // reuses all of it (an end-of-generation token usually ends the rendered turn).
-            if let last, sequence.tokens.count < contextSize, !Task.isCancelled {
-                _ = try sequence.append([last], wantLogits: false)
+            if let lastToken, sequence.tokens.count < contextSize, !Task.isCancelled {
+                _ = try sequence.append([lastToken], wantLogits: false)
             }
-            await loop.finish()
+            let answer = await loop.finish()
+            if let calls = plan.toolCalls(in: answer) {
+                for call in calls {
+                    await channel.send(.toolCalls(action: .toolCall(id: call.id, name: call.name,
+                                                                    action: .appendArguments(call.arguments, tokenCount: 0))))
+                }
+            } else if !answer.isEmpty && loop.filterHeldCall {
+                await channel.send(.response(entryID: loop.responseID, action: .appendText(answer, tokenCount: 0)))
+            }
             await channel.send(.response(action: .updateUsage(input: input, output: loop.usage)))
         }
 
@@ -126,85 +150,12 @@ extension LocalLanguageModel {
     }
 }
 
-/// Turns sampled tokens into channel events and usage: tracks whether the model is thinking,
-/// spends the thinking budget, and detokenizes reasoning and answer separately.
-struct DecodeLoop {
-    enum Phase { case start, thinking, answering }
-    enum Outcome { case more, stop }
-
-    let weights: ModelWeights
-    let channel: LanguageModelExecutorGenerationChannel
-    let thinkingBudget: Int
-    let reasoningID = UUID().uuidString
-    let responseID = UUID().uuidString
-    private(set) var phase: Phase
-    private(set) var generated = 0
-    private(set) var reasoningTokens = 0
-    private var thinkingTokens = 0
-    private var reasoningText: StreamingDetokenizer
-    private var answerText: StreamingDetokenizer
-
-    init(weights: ModelWeights, channel: LanguageModelExecutorGenerationChannel, startsInsideThinking: Bool,
-         thinkingBudget: Int) {
-        self.weights = weights
-        self.channel = channel
-        self.thinkingBudget = thinkingBudget
-        phase = startsInsideThinking ? .thinking : .start
-        reasoningText = StreamingDetokenizer(tokenizer: weights.tokenizer)
-        answerText = StreamingDetokenizer(tokenizer: weights.tokenizer)
-    }
-
-    var usage: Usage.Output { Usage.Output(totalTokenCount: generated, reasoningTokenCount: reasoningTokens) }
-
-    /// `</think>` once the thinking budget is spent, else nil (sample).
-    var forcedToken: Int32? {
-        guard phase == .thinking, thinkingTokens >= thinkingBudget else { return nil }
-        return weights.thinkMarkers?.close
-    }
-
-    /// Accounts for one generated token and sends its event.
-    mutating func emit(_ token: Int32) async -> Outcome {
-        generated += 1
-        let endOfGeneration = weights.tokenizer.endOfGenerationIDs.contains(token)
-        switch phase {
-        case .start where token == weights.thinkMarkers?.open:
-            phase = .thinking
-            reasoningTokens += 1
-            await channel.send(.reasoning(entryID: reasoningID, action: .appendText("", tokenCount: 1)))
-            return .more
-        case .thinking where endOfGeneration:
-            // The model stopped without closing its think block: the end token is no thought.
-            phase = .answering
-            await channel.send(.reasoning(entryID: reasoningID, action: .appendText(reasoningText.flush(), tokenCount: 0)))
-            await channel.send(.response(entryID: responseID, action: .appendText("", tokenCount: 1)))
-            return .stop
-        case .thinking:
-            reasoningTokens += 1
-            if token == weights.thinkMarkers?.close {
-                phase = .answering
-                await channel.send(.reasoning(entryID: reasoningID, action: .appendText(reasoningText.flush(), tokenCount: 1)))
-                return .more
-            }
-            thinkingTokens += 1
-            await channel.send(.reasoning(entryID: reasoningID, action: .appendText(reasoningText.append(token), tokenCount: 1)))
-            return .more
-        case .start, .answering:
-            phase = .answering
-            let text = endOfGeneration ? "" : answerText.append(token)
-            await channel.send(.response(entryID: responseID, action: .appendText(text, tokenCount: 1)))
-            return endOfGeneration ? .stop : .more
-        }
-    }
-
-    /// Sends text still held back by the detokenizers.
-    mutating func finish() async {
-        let thought = reasoningText.flush()
-        if !thought.isEmpty {
-            await channel.send(.reasoning(entryID: reasoningID, action: .appendText(thought, tokenCount: 0)))
-        }
-        let rest = answerText.flush()
-        if !rest.isEmpty {
-            await channel.send(.response(entryID: responseID, action: .appendText(rest, tokenCount: 0)))
+extension Transcript.Entry {
+    /// Whether a request may end with this entry: a prompt, or tool outputs to answer.
+    var isRequestEnd: Bool {
+        switch self {
+        case .prompt, .toolOutput: return true
+        default: return false
         }
     }
 }

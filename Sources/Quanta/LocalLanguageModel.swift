@@ -72,14 +72,34 @@ public struct LocalLanguageModel: LanguageModel {
 
     /// Input tokens a request would spend whose transcript is just this prompt (template, BOS
     /// and generation prompt included).
-    public func tokenCount(for prompt: String) async throws -> Int {
-        try await tokenCount(for: [Transcript.Entry.prompt(Transcript.Prompt(segments: [.text(.init(content: prompt))]))])
+    public func tokenCount(for prompt: some PromptRepresentable) async throws -> Int {
+        try await tokenCount(for: [Transcript.Entry.prompt(.init(segments: [.text(prompt.promptRepresentation.text)]))])
+    }
+
+    /// Tokens these instructions take as the system message (template text included).
+    public func tokenCount(for instructions: Instructions) async throws -> Int {
+        try weights.render([Transcript.Entry.instructions(.init(segments: [.text(instructions.text)]))],
+                           addGenerationPrompt: false).tokens.count
+    }
+
+    /// Tokens the definitions of these tools take in the prompt.
+    public func tokenCount(for tools: [any Tool]) async throws -> Int {
+        let definitions = tools.map { Transcript.ToolDefinition(tool: $0) }
+        let with = try weights.render([Transcript.Entry.instructions(.init(segments: [], toolDefinitions: definitions))],
+                                      addGenerationPrompt: false)
+        let without = try weights.render([Transcript.Entry.instructions(.init(segments: []))], addGenerationPrompt: false)
+        return max(0, with.tokens.count - without.tokens.count)
+    }
+
+    /// Tokens the schema's prompt text takes (what `includeSchemaInPrompt` adds).
+    public func tokenCount(for schema: GenerationSchema) async throws -> Int {
+        weights.tokenizer.encode(schema.schemaPromptText(), addSpecial: false, parseSpecial: false).count
     }
 
     /// Input tokens a request would spend whose transcript is `entries` (ending with its
     /// prompt): exactly `usage.input.totalTokenCount` of that request.
-    public func tokenCount(for entries: some Collection<Transcript.Entry>) async throws -> Int {
-        try weights.render(entries).tokens.count
+    public func tokenCount(for transcriptEntries: some Collection<Transcript.Entry>) async throws -> Int {
+        try weights.render(transcriptEntries).tokens.count
     }
 
     /// Forgets the process-wide cached weights of `url`, so the next load reads the file again.

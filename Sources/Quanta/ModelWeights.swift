@@ -50,8 +50,17 @@ final class ModelWeights: Sendable {
         return ids[0]
     }
 
-    /// Capabilities this file supports: `.reasoning` when it has think markers.
+    /// Capabilities this file supports: guided generation and tool calling always (both are
+    /// constrained decoding over the model's own vocabulary), `.reasoning` when it has think
+    /// markers.
     var capabilities: LanguageModelCapabilities {
-        LanguageModelCapabilities(thinkMarkers == nil ? [] : [.reasoning])
+        LanguageModelCapabilities([.guidedGeneration, .toolCalling] + (thinkMarkers == nil ? [] : [.reasoning]))
+    }
+
+    /// Text that ends an answer. A model without its own template is rendered with the plain
+    /// `Role: content` format and, being a base model, goes on to write the next turn itself;
+    /// its turn markers stop it. Templated models stop at their end-of-turn tokens instead.
+    var stopSequences: [String] {
+        hasOwnTemplate ? [] : ["\nUser:", "\nSystem:", "\nAssistant:"]
     }
 }

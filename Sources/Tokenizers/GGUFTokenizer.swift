@@ -57,11 +57,18 @@ public final class GGUFTokenizer: Tokenizer {
         return text.withUTF8 { encode(utf8: $0, addSpecial: addSpecial, parseSpecial: parseSpecial) }
     }
 
-    /// Encodes UTF-8 bytes (assumed valid).
-    public func encode(utf8 text: UnsafeBufferPointer<UInt8>, addSpecial: Bool, parseSpecial: Bool) -> [Int32] {
+    public func encode(_ text: String, addSpecial: Bool, parseSpecial: Bool, literalRanges: [Range<Int>]) -> [Int32] {
+        var text = text
+        return text.withUTF8 { encode(utf8: $0, addSpecial: addSpecial, parseSpecial: parseSpecial, literalRanges: literalRanges) }
+    }
+
+    /// Encodes UTF-8 bytes (assumed valid); control-token text inside `literalRanges` (byte
+    /// offsets) stays text.
+    public func encode(utf8 text: UnsafeBufferPointer<UInt8>, addSpecial: Bool, parseSpecial: Bool,
+                       literalRanges: [Range<Int>] = []) -> [Int32] {
         var out: [Int32] = []
         out.reserveCapacity(text.count / 3 + 2)
-        let fragments = special.partition(text, parseSpecial: parseSpecial)
+        let fragments = special.partition(text, parseSpecial: parseSpecial, literalRanges: literalRanges)
         if addSpecial && vocabulary.addBOS && vocabulary.bos >= 0 { out.append(vocabulary.bos) }
         switch encoder {
         case let .sentencePiece(spm):

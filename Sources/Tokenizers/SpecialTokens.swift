@@ -61,10 +61,20 @@ struct SpecialTokenMatcher: Sendable {
         }
     }
 
-    /// Splits `text` into raw fragments and special tokens.
-    func partition(_ text: UnsafeBufferPointer<UInt8>, parseSpecial: Bool) -> [Fragment] {
+    /// Splits `text` into raw fragments and special tokens. With `parseSpecial`, control-token
+    /// text becomes its token except where it overlaps one of `literalRanges` (byte offsets:
+    /// user content that a template embedded, which must never turn into control tokens).
+    func partition(_ text: UnsafeBufferPointer<UInt8>, parseSpecial: Bool, literalRanges: [Range<Int>] = []) -> [Fragment] {
         let n = text.count
         if n == 0 { return [] }
+        // literalBefore[i] = literal bytes in 0..<i, so an overlap test is two lookups.
+        var literalBefore: [Int32] = []
+        if parseSpecial && !literalRanges.isEmpty {
+            var literal = [Bool](repeating: false, count: n)
+            for r in literalRanges { for i in max(0, r.lowerBound)..<min(n, r.upperBound) { literal[i] = true } }
+            literalBefore = [Int32](repeating: 0, count: n + 1)
+            for i in 0..<n { literalBefore[i + 1] = literalBefore[i] + (literal[i] ? 1 : 0) }
+        }
         // Every occurrence, as (priority << 32 | position).
         var matches: [UInt64] = []
         for p in 0..<n {
@@ -72,7 +82,8 @@ struct SpecialTokenMatcher: Sendable {
             var q = p + 1
             while node >= 0 {
                 let t = terminal[Int(node)]
-                if t >= 0 && (parseSpecial || alwaysSplit[Int(t)]) {
+                if t >= 0 && (alwaysSplit[Int(t)]
+                    || parseSpecial && (literalBefore.isEmpty || literalBefore[q] == literalBefore[p])) {
                     matches.append(UInt64(t) << 32 | UInt64(p))
                 }
                 if q >= n { break }

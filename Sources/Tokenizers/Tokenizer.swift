@@ -10,6 +10,10 @@ public protocol Tokenizer: Sendable {
     ///   - parseSpecial: turn control-token text such as `<|im_start|>` into its id; when false it
     ///     is tokenized as plain text (user-defined tokens are split out either way).
     func encode(_ text: String, addSpecial: Bool, parseSpecial: Bool) -> [Int32]
+    /// As `encode(_:addSpecial:parseSpecial:)`, but control-token text that overlaps one of
+    /// `literalRanges` (UTF-8 byte offsets into `text`) is tokenized as plain text: a chat
+    /// template's own markers become control tokens, user content never does.
+    func encode(_ text: String, addSpecial: Bool, parseSpecial: Bool, literalRanges: [Range<Int>]) -> [Int32]
     /// Text for `ids`; invalid UTF-8 is replaced with U+FFFD.
     /// - Parameter renderSpecial: include the text of control tokens such as `<bos>`.
     func decode(_ ids: [Int32], renderSpecial: Bool) -> String

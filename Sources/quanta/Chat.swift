@@ -34,7 +34,7 @@ func runChat(_ argv: [String]) async -> Int32 {
         }
         let temperature = try args.float("--temp", default: 0, range: 0...100)
         let seed = UInt64(try args.int("--seed", default: 0, range: 0...Int.max))
-        options = GenerationOptions(sampling: temperature == 0 ? .greedy : .random(probabilityThreshold: 0.95, seed: seed),
+        options = GenerationOptions(samplingMode: temperature == 0 ? .greedy : .random(probabilityThreshold: 0.95, seed: seed),
                                     temperature: Double(temperature),
                                     maximumResponseTokens: try args.int("-n", default: 512, range: 1...1_000_000))
         contextOptions = ContextOptions(reasoningLevel: try reasoningLevel(args.string("--reasoning")))
@@ -74,7 +74,7 @@ private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ optio
                       _ contextOptions: ContextOptions) async throws {
     var shown = "", thought = ""
     var decodeStart: Double?
-    var usage = Usage()
+    var usage: LanguageModelSession.Usage?
     // While a reply streams, Ctrl-C only ends the reply: leaving the loop cancels generation.
     interrupted = 0
     signal(SIGINT) { _ in interrupted = 1 }
@@ -84,10 +84,8 @@ private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ optio
         // The first snapshot arrives when the prompt has been prefilled.
         if decodeStart == nil { decodeStart = monotonicSeconds() }
         let reasoning = snapshot.transcriptEntries.compactMap { entry -> String? in
-            guard case .reasoning = entry else { return nil }
-            var text = ""
-            for segment in entry.segments { if case let .text(t) = segment { text += t.content } }
-            return text
+            guard case let .reasoning(reasoning) = entry else { return nil }
+            return reasoning.segments.map(\.description).joined()
         }.joined()
         // Snapshots are cumulative: print what is new. Compared in UTF-8 bytes, not Characters,
         // because appended text can merge with the last character ("\r" + "\n").
@@ -104,9 +102,10 @@ private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ optio
     if !thought.isEmpty { printError("\n") }
     writeOut("\n")
     let seconds = max(1e-9, monotonicSeconds() - (decodeStart ?? monotonicSeconds()))
-    printError("[usage] input \(usage.input.totalTokenCount) (cached \(usage.input.cachedTokenCount)), "
-        + "output \(usage.output.totalTokenCount) (reasoning \(usage.output.reasoningTokenCount)), "
-        + "\(oneDecimal(Double(usage.output.totalTokenCount) / seconds)) tok/s\n")
+    let input = usage?.input, output = usage?.output
+    printError("[usage] input \(input?.totalTokenCount ?? 0) (cached \(input?.cachedTokenCount ?? 0)), "
+        + "output \(output?.totalTokenCount ?? 0) (reasoning \(output?.reasoningTokenCount ?? 0)), "
+        + "\(oneDecimal(Double(output?.totalTokenCount ?? 0) / seconds)) tok/s\n")
 }
 
 /// `--reasoning` spellings: the three levels, `none`, or `budget:N` (passed as `.custom`).

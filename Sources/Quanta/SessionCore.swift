@@ -1,0 +1,67 @@
+// The two entry points every `respond` / `streamResponse` overload funnels into.
+
+extension LanguageModelSession {
+    /// Checks, marks the session busy and runs the request to the end.
+    func respondCore<Content>(_ p: RequestParameters<Content>) async throws -> Response<Content> {
+        try validate(p)
+        let (base, request, edits) = try begin()
+        return try await perform(p, base: base, request: request, edits: edits, onSnapshot: { _ in })
+    }
+
+    /// Checks and starts the request now; its snapshots arrive through the returned stream, whose
+    /// iteration throws the request's errors. Ending the iteration early, or cancelling the
+    /// consuming task, cancels the request and frees the session at once (the executor's
+    /// winding-down is awaited by the next request, not by the caller).
+    func streamCore<Content>(_ p: RequestParameters<Content>) -> ResponseStream<Content> {
+        typealias Snapshot = ResponseStream<Content>.Snapshot
+        let (stream, continuation) = AsyncThrowingStream<Transfer<Snapshot>, any Swift.Error>.makeStream()
+        let finished = Finished()
+        let started: (base: Transcript, request: Int, edits: Int)
+        do {
+            try validate(p)
+            started = try begin()
+        } catch {
+            continuation.finish(throwing: error)
+            return ResponseStream(stream, finished: finished)
+        }
+        let job = Transfer(p)
+        let task = Task {
+            do {
+                let p = job.value
+                let response = try await self.perform(p, base: started.base, request: started.request, edits: started.edits) {
+                    continuation.yield(Transfer($0))
+                }
+                if let last = p.shape.partial(response.rawContent.jsonStringOrText(p.shape.schema == nil)) {
+                    continuation.yield(Transfer(Snapshot(content: last.0, rawContent: response.rawContent,
+                                                         transcriptEntries: response.transcriptEntries, usage: response.usage)))
+                }
+                finished.mark(response)
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination else { return }
+            task.cancel()
+            self?.setResponding(false, ifRequest: started.request)
+        }
+        return ResponseStream(stream, finished: finished)
+    }
+
+    /// `contextOptions` with the FM26 `includeSchemaInPrompt:` argument applied.
+    func withSchemaFlag(_ contextOptions: ContextOptions, _ includeSchemaInPrompt: Bool) -> ContextOptions {
+        var options = contextOptions
+        options.includeSchemaInPrompt = includeSchemaInPrompt
+        return options
+    }
+}
+
+extension GeneratedContent {
+    /// The text a response's raw content was generated as: the string itself for free text, the
+    /// JSON for structured content.
+    func jsonStringOrText(_ isText: Bool) -> String {
+        if isText, let text = try? value(String.self) { return text }
+        return jsonString
+    }
+}
