@@ -219,3 +219,28 @@ public enum LanguageModelError: Error, LocalizedError, CustomDebugStringConverti
     /// The case's explanation (as `debugDescription`).
     public var description: String { debugDescription }
 }
+
+extension LanguageModelError: Equatable {
+    /// Same case with equal fields; metadata is not compared. Quanta's addition, so tests and
+    /// callers can match errors with `==`.
+    public static func == (a: Self, b: Self) -> Bool {
+        switch (a, b) {
+        case let (.contextSizeExceeded(x), .contextSizeExceeded(y)):
+            return x.contextSize == y.contextSize && x.tokenCount == y.tokenCount && x.debugDescription == y.debugDescription
+        case let (.rateLimited(x), .rateLimited(y)): return x.resetDate == y.resetDate && x.debugDescription == y.debugDescription
+        case let (.unsupportedCapability(x), .unsupportedCapability(y)):
+            return x.capability == y.capability && x.debugDescription == y.debugDescription
+        case let (.unsupportedTranscriptContent(x), .unsupportedTranscriptContent(y)):
+            return x.unsupportedContent == y.unsupportedContent && x.debugDescription == y.debugDescription
+        case let (.unsupportedGenerationGuide(x), .unsupportedGenerationGuide(y)):
+            return x.schemaName == y.schemaName && x.debugDescription == y.debugDescription
+        case let (.unsupportedLanguageOrLocale(x), .unsupportedLanguageOrLocale(y)):
+            return x.languageCode == y.languageCode && x.debugDescription == y.debugDescription
+        case let (.guardrailViolation(x), .guardrailViolation(y)): return x.debugDescription == y.debugDescription
+        case let (.refusal(x), .refusal(y)):
+            return x.explanationText == y.explanationText && x.debugDescription == y.debugDescription
+        case let (.timeout(x), .timeout(y)): return x.debugDescription == y.debugDescription
+        default: return false
+        }
+    }
+}

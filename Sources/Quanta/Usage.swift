@@ -64,3 +64,8 @@ extension LanguageModelSession {
 /// Quanta's name before FM27 for `LanguageModelSession.Usage`.
 @available(*, deprecated, renamed: "LanguageModelSession.Usage")
 public typealias Usage = LanguageModelSession.Usage
+
+extension LanguageModelSession.Usage: Equatable {
+    /// Equal token counts (metadata, which Quanta never sets, is not compared). Quanta's addition.
+    public static func == (a: Self, b: Self) -> Bool { a.input == b.input && a.output == b.output }
+}

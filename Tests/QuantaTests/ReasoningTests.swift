@@ -15,7 +15,7 @@ import Testing
     /// byte tokens of "hello", `<|assistant|>`.
     let promptTokens = 8
     /// Response limit M = 32: U = 32 − 2 − 32/8 = 26 thinking tokens usable.
-    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 32)
+    let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 32)
 
     @Test func thinkMarkersDeclareReasoning() async throws {
         let model = try await model()
@@ -73,8 +73,9 @@ import Testing
             switch event {
             case let .reasoning(_, .appendText(text, _, count)): events.append("R[\(text)]\(count)")
             case let .response(_, .appendText(text, _, count)): events.append("A[\(text)]\(count)")
-            case let .response(_, .updateUsage(input, output)):
+            case let .response(_, .updateUsage(input, output, _)):
                 events.append("U\(input.totalTokenCount)/\(input.cachedTokenCount)/\(output.totalTokenCount)/\(output.reasoningTokenCount)")
+            default: events.append("other: \(event)")
             }
         }
         let thoughts = ThinkingModel.thoughts.prefix(6).map { "R[ \($0)]1" }
@@ -130,7 +131,7 @@ import Testing
         let session = LanguageModelSession(model: try await model())
         // M = 9: U = 9 − 2 − 1 = 6 thinking tokens at deep, then </think>, 3 words... and the
         // limit ends it before </s>.
-        let response = try await session.respond(to: "hello", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 9),
+        let response = try await session.respond(to: "hello", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 9),
                                                  contextOptions: ContextOptions(reasoningLevel: .deep))
         #expect(response.usage.output.totalTokenCount == 9)
         #expect(response.usage.output.reasoningTokenCount == 8)

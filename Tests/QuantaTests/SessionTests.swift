@@ -14,7 +14,7 @@ enum SmolLM2 {
         .prompt(.init(segments: [.text(.init(content: text))]))
     }
 
-    static let greedy = GenerationOptions(sampling: .greedy, maximumResponseTokens: 40)
+    static let greedy = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 40)
 }
 
 // Serialized: these share two cores and the tests time out less when they do not compete.
@@ -50,13 +50,13 @@ enum SmolLM2 {
         let model = try await SmolLM2.model()
         let session = LanguageModelSession(model: model)
         let expected = try await model.tokenCount(for: "Say hello.")
-        let response = try await session.respond(to: "Say hello.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 4))
+        let response = try await session.respond(to: "Say hello.", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 4))
         #expect(response.usage.input.totalTokenCount == expected)
         #expect(response.usage.output.totalTokenCount <= 4)
 
         let next = Array(session.transcript) + [SmolLM2.prompt("Again.")]
         let expectedNext = try await model.tokenCount(for: next)
-        let again = try await session.respond(to: "Again.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 4))
+        let again = try await session.respond(to: "Again.", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 4))
         #expect(again.usage.input.totalTokenCount == expectedNext)
         #expect(expectedNext > expected)
     }
@@ -74,7 +74,7 @@ enum SmolLM2 {
         }
         #expect(!session.isResponding)
         #expect(session.transcript.isEmpty)
-        #expect(session.usage == Usage())
+        #expect(session.usage == .init(input: .init(totalTokenCount: 0, cachedTokenCount: 0), output: .init(totalTokenCount: 0, reasoningTokenCount: 0)))
     }
 
     /// Without a limit, generation stops cleanly where the window ends; an oversized limit is
@@ -84,7 +84,7 @@ enum SmolLM2 {
         for limit in [nil, 1000] as [Int?] {
             let session = LanguageModelSession(model: model)
             let response = try await session.respond(to: "Write a very long story about a dragon and a knight.",
-                                                     options: GenerationOptions(sampling: .greedy, maximumResponseTokens: limit))
+                                                     options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: limit))
             #expect(response.usage.totalTokenCount <= 48)
             #expect(response.usage.output.totalTokenCount > 0)
             #expect(!session.isResponding && session.transcript.count == 2)
@@ -118,7 +118,7 @@ enum SmolLM2 {
     /// conversation.
     @Test func streamingMatchesRespond() async throws {
         let model = try await SmolLM2.model()
-        let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 12)
+        let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 12)
         let reference = try await LanguageModelSession(model: model).respond(to: "Name three colours.", options: options)
 
         let session = LanguageModelSession(model: model)
@@ -143,7 +143,7 @@ enum SmolLM2 {
         let session = LanguageModelSession(model: model)
         var seen = 0
         for try await _ in session.streamResponse(to: "Write a long story about a dragon.",
-                                                  options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 200)) {
+                                                  options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 200)) {
             seen += 1
             if seen == 3 { break }   // abandoning the stream cancels generation
         }
@@ -151,7 +151,7 @@ enum SmolLM2 {
         #expect(!session.isResponding)
         #expect(session.transcript.isEmpty)
 
-        let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 8)
+        let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 8)
         let after = try await session.respond(to: "What is two plus two?", options: options)
         let fresh = try await LanguageModelSession(model: model).respond(to: "What is two plus two?", options: options)
         #expect(after.content == fresh.content)
@@ -169,7 +169,7 @@ enum SmolLM2 {
         let long = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 92)
         #expect(try await model.tokenCount(for: long) > 768)
         let session = LanguageModelSession(model: model)
-        let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 4)
+        let options = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 4)
         let task = Task { try await session.respond(to: long, options: options) }
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
@@ -188,7 +188,7 @@ enum SmolLM2 {
     @Test func concurrentRequestsAreRejected() async throws {
         let model = try await SmolLM2.model()
         let session = LanguageModelSession(model: model)
-        let stream = session.streamResponse(to: "Hello!", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 6))
+        let stream = session.streamResponse(to: "Hello!", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 6))
         #expect(session.isResponding)
         await #expect(throws: LanguageModelSession.Error.concurrentRequests) { try await session.respond(to: "Hi") }
         #expect(throws: LanguageModelSession.Error.transcriptMutationWhileResponding) {
@@ -208,7 +208,7 @@ enum SmolLM2 {
         let instructions = "You are a pirate. Answer in one sentence."
         let session = LanguageModelSession(model: model, instructions: instructions)
         session.prewarm()
-        let response = try await session.respond(to: "Hello", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 2))
+        let response = try await session.respond(to: "Hello", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 2))
         let system = try model.weights.render([session.transcript[0]], addGenerationPrompt: false).tokens.count
         #expect(system > 5)
         #expect(response.usage.input.cachedTokenCount == system)
@@ -217,7 +217,7 @@ enum SmolLM2 {
     /// Non-text content is refused with `unsupportedTranscriptContent`.
     @Test func attachmentsAreUnsupportedContent() async throws {
         let model = try await SmolLM2.model()
-        let image = Transcript.Entry.prompt(.init(segments: [.attachment(.init(label: "image", data: Data([1, 2, 3])))]))
+        let image = Transcript.Entry.prompt(.init(segments: [.attachment(.init(content: .image(.init(data: Data([1, 2, 3]))), label: "image"))]))
         let session = LanguageModelSession(model: model, transcript: Transcript(entries: [image]))
         do {
             _ = try await session.respond(to: "What is in the picture?")
