@@ -188,3 +188,17 @@ public final class LanguageModelExecutorGenerationChannel: AsyncSequence, Sendab
         }
     }
 }
+
+extension LanguageModelExecutorGenerationChannel.Event {
+    /// Tokens this event reports as generated (0 for usage and metadata updates).
+    var tokenCount: Int {
+        switch self {
+        case let .response(_, .appendText(_, _, n)), let .response(_, .replaceTextSegment(_, _, n)),
+             let .reasoning(_, .appendText(_, _, n)), let .reasoning(_, .replaceTextSegment(_, _, n)),
+             let .reasoning(_, .updateSignature(_, n)), let .toolCalls(_, .toolCall(_, _, .appendArguments(_, n))):
+            return n
+        default:
+            return 0
+        }
+    }
+}

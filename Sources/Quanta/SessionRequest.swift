@@ -74,7 +74,11 @@ extension LanguageModelSession {
                 collector = ResponseCollector()
                 try await run(executorRequest) { event in
                     collector.apply(event)
-                    if let snapshot = Self.snapshot(collector, p.shape, before: produced, usage: usage) { onSnapshot(snapshot) }
+                    // One snapshot per generated token, so each shows more usage than the last;
+                    // usage reports and held-back text arrive with the next token or the final one.
+                    guard event.tokenCount > 0,
+                          let snapshot = Self.snapshot(collector, p.shape, before: produced, usage: usage) else { return }
+                    onSnapshot(snapshot)
                 }
                 usage = usage + collector.usage
                 if let reasoning = collector.reasoningEntry { produced.append(reasoning) }
