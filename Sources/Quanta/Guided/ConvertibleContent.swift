@@ -14,11 +14,11 @@ public protocol ConvertibleToGeneratedContent: InstructionsRepresentable, Prompt
 extension ConvertibleToGeneratedContent {
     /// The value's JSON.
     public var instructionsRepresentation: Instructions {
-        Instructions(generatedContent.jsonString)
+        return Instructions(generatedContent.jsonString)
     }
 
     /// The value's JSON.
     public var promptRepresentation: Prompt {
-        Prompt(generatedContent.jsonString)
+        return Prompt(generatedContent.jsonString)
     }
 }

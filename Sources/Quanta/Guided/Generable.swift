@@ -30,11 +30,11 @@ extension Generable {
 extension Generable {
     /// The value's JSON.
     public var promptRepresentation: Prompt {
-        Prompt(generatedContent.jsonString)
+        return Prompt(generatedContent.jsonString)
     }
 
     /// The value's JSON.
     public var instructionsRepresentation: Instructions {
-        Instructions(generatedContent.jsonString)
+        return Instructions(generatedContent.jsonString)
     }
 }

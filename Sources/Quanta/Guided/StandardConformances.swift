@@ -18,10 +18,10 @@ extension Bool: Generable {
     public var generatedContent: GeneratedContent { GeneratedContent(kind: .bool(self)) }
 
     /// `true` or `false`.
-    public var promptRepresentation: Prompt { Prompt(description) }
+    public var promptRepresentation: Prompt { return Prompt(description) }
 
     /// `true` or `false`.
-    public var instructionsRepresentation: Instructions { Instructions(description) }
+    public var instructionsRepresentation: Instructions { return Instructions(description) }
 }
 
 extension String: Generable {
@@ -56,10 +56,10 @@ extension Int: Generable {
     public var generatedContent: GeneratedContent { GeneratedContent(kind: .number(Double(self))) }
 
     /// The decimal digits.
-    public var promptRepresentation: Prompt { Prompt(description) }
+    public var promptRepresentation: Prompt { return Prompt(description) }
 
     /// The decimal digits.
-    public var instructionsRepresentation: Instructions { Instructions(description) }
+    public var instructionsRepresentation: Instructions { return Instructions(description) }
 }
 
 extension Float: Generable {
@@ -78,10 +78,10 @@ extension Float: Generable {
     public var generatedContent: GeneratedContent { GeneratedContent(kind: .number(Double(self))) }
 
     /// Swift's shortest form of the value.
-    public var promptRepresentation: Prompt { Prompt(description) }
+    public var promptRepresentation: Prompt { return Prompt(description) }
 
     /// Swift's shortest form of the value.
-    public var instructionsRepresentation: Instructions { Instructions(description) }
+    public var instructionsRepresentation: Instructions { return Instructions(description) }
 }
 
 extension Double: Generable {
@@ -100,10 +100,10 @@ extension Double: Generable {
     public var generatedContent: GeneratedContent { GeneratedContent(kind: .number(self)) }
 
     /// Swift's shortest form of the value.
-    public var promptRepresentation: Prompt { Prompt(description) }
+    public var promptRepresentation: Prompt { return Prompt(description) }
 
     /// Swift's shortest form of the value.
-    public var instructionsRepresentation: Instructions { Instructions(description) }
+    public var instructionsRepresentation: Instructions { return Instructions(description) }
 }
 
 extension Decimal: Generable {
@@ -125,10 +125,10 @@ extension Decimal: Generable {
     public var generatedContent: GeneratedContent { GeneratedContent(kind: .number(nearestDouble)) }
 
     /// The decimal digits.
-    public var promptRepresentation: Prompt { Prompt(description) }
+    public var promptRepresentation: Prompt { return Prompt(description) }
 
     /// The decimal digits.
-    public var instructionsRepresentation: Instructions { Instructions(description) }
+    public var instructionsRepresentation: Instructions { return Instructions(description) }
 }
 
 extension Never: Generable {

@@ -37,5 +37,5 @@ public struct Instructions: Sendable {
 
 extension Instructions: InstructionsRepresentable {
     /// The instructions themselves.
-    public var instructionsRepresentation: Instructions { self }
+    public var instructionsRepresentation: Instructions { return self }
 }

@@ -36,6 +36,7 @@ public struct Prompt: Sendable {
 }
 
 extension Prompt: PromptRepresentable {
-    /// The prompt itself.
-    public var promptRepresentation: Prompt { self }
+    /// The prompt itself. Witnesses of this requirement take on its result builder unless they
+    /// `return` explicitly; as a builder body, `self` would rebuild itself forever.
+    public var promptRepresentation: Prompt { return self }
 }
