@@ -1,7 +1,8 @@
 import Quanta
 
-// The idiom for `Generable` types without the `@Generable` macro (see the macro notes in the
-// report): the same members the macro would write, by hand. FM27 code written with the macro
+// The idiom for `Generable` types without the `@Generable` macro (a SwiftPM macro target cannot
+// use the toolchain's bundled SwiftSyntax without `unsafeFlags`, which would stop other packages
+// from depending on Quanta by version): the same members the macro would write, by hand. FM27 code written with the macro
 // becomes, for each type, a schema listing the properties and their guides, `init(_:)` reading
 // each property, `generatedContent` writing them, and a `PartiallyGenerated` struct whose
 // properties are optional (and partial themselves) for streaming.
