@@ -5,12 +5,7 @@ public struct GeneratedContent: Sendable, Equatable {
     public var id: GenerationID?
 
     /// The value.
-    public var kind: Kind {
-        storage
-    }
-
-    /// Backing store of `kind` (read-only publicly, as in Apple's API).
-    private var storage: Kind
+    public private(set) var kind: Kind
 
     /// Whether the value was seen to its end. Content parsed from a JSON prefix cut mid-value is
     /// incomplete; content built in code is complete.
@@ -18,14 +13,14 @@ public struct GeneratedContent: Sendable, Equatable {
 
     /// Content of the given kind.
     public init(kind: Kind, id: GenerationID? = nil) {
-        self.storage = kind
+        self.kind = kind
         self.id = id
         self.isComplete = true
     }
 
     /// Content of the given kind and completeness (what the partial JSON parser builds).
     internal init(kind: Kind, isComplete: Bool) {
-        self.storage = kind
+        self.kind = kind
         self.id = nil
         self.isComplete = isComplete
     }
@@ -33,7 +28,7 @@ public struct GeneratedContent: Sendable, Equatable {
     /// Equal when the values and ids are equal; completeness is not compared, so `[1` and `[1]`
     /// hold equal content.
     public static func == (a: GeneratedContent, b: GeneratedContent) -> Bool {
-        a.storage == b.storage && a.id == b.id
+        a.kind == b.kind && a.id == b.id
     }
 }
 

@@ -29,8 +29,9 @@ enum JSONOracle {
         }
     }
 
-    /// Foundation reads `true`/`false` as `NSNumber`s; this tells them from numbers.
+    /// Foundation reads `true`/`false` as `NSNumber`s of Objective-C type `c` (char); numbers
+    /// are `i`, `q` or `d`.
     private static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c" || type(of: number) != NSNumber.self && "\(type(of: number))".contains("Bool")
+        String(cString: number.objCType) == "c"
     }
 }

@@ -46,7 +46,6 @@ import Testing
     }
 
     @Test func guides() throws {
-        let code = try Regex("[A-Z]{3}-\\d+")
         let root = DynamicGenerationSchema(name: "Guided", properties: [
             .init(name: "constant", schema: .init(type: String.self, guides: [.constant("fixed")])),
             .init(name: "choices", schema: .init(type: String.self, guides: [.anyOf(["a", "b", "c"]), .anyOf(["c", "b"])])),
@@ -86,7 +85,6 @@ import Testing
             init(_ content: GeneratedContent) throws {}
             var generatedContent: GeneratedContent { GeneratedContent(properties: [:]) }
         }
-        _ = code
         #expect(try Code.generationSchema.jsonGrammar().root == .object(properties: [
             JSONProperty(name: "code", shape: .string(.pattern("[A-Z]{3}\\-\\d+"))),
             JSONProperty(name: "alt", shape: .string(.pattern("x|y")), isOptional: true),
