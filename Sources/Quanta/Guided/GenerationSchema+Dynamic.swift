@@ -1,6 +1,6 @@
 extension GenerationSchema {
-    /// A schema whose value follows `root`, where `.init(referenceTo:)` nodes name the root or one
-    /// of `dependencies`. Throws `SchemaError` for two dependencies with one name, two properties
+    /// A schema whose value follows `root`, where `.init(referenceTo:)` nodes name the root, one
+    /// of `dependencies`, or a named schema nested in either. Throws `SchemaError` for two dependencies with one name, two properties
     /// with one name, a choice without options, or a reference to a name not given.
     public init(root: DynamicGenerationSchema, dependencies: [DynamicGenerationSchema]) throws {
         let rootName = root.name ?? "Root"
@@ -17,8 +17,16 @@ extension GenerationSchema {
         }
 
         var references = Set<String>()
+        var nested: [String: SchemaNode] = [:]
         for (name, node) in [(rootName, root.node)] + definitions {
             try SchemaValidation.check(node, in: name, references: &references)
+            Self.collectNamed(inside: node, into: &nested)
+        }
+        // A named schema nested inline (not a dependency) may be referred to as well.
+        for name in references.sorted() where !defined.contains(name) && name != root.name {
+            guard let node = nested[name] else { continue }
+            definitions.append((name, node))
+            defined.insert(name)
         }
         let undefined = references.subtracting(defined).subtracting(root.name.map { [$0] } ?? [])
         guard undefined.isEmpty else {
@@ -31,6 +39,21 @@ extension GenerationSchema {
             definitions.insert((name, root.node), at: 0)
         }
         self.init(name: rootName, root: root.node, definitions: definitions, isNamed: root.name != nil)
+    }
+
+    /// The named nodes below `node` (not `node` itself), the first of each name.
+    private static func collectNamed(inside node: SchemaNode, into named: inout [String: SchemaNode]) {
+        let children: [SchemaNode]
+        switch node.kind {
+        case .object(let properties, _): children = properties.map(\.node)
+        case .array(let items, _, _): children = [items]
+        case .anyOf(let choices): children = choices
+        case .string, .integer, .number, .boolean, .null, .reference, .generable, .anyJSON: children = []
+        }
+        for child in children {
+            if let title = child.title, named[title] == nil { named[title] = child }
+            collectNamed(inside: child, into: &named)
+        }
     }
 }
 

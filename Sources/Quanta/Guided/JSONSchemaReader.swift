@@ -1,6 +1,6 @@
 /// Reads the JSON Schema format `JSONSchemaWriter` writes back into schema nodes. Also accepts
-/// objects without `x-order` (properties then follow the document's key order) and `type`
-/// arrays such as `["string", "null"]` (read as `anyOf`).
+/// objects without `x-order` (properties then follow the key order the decoder reports, which
+/// `CodableContent` sorts) and `type` arrays such as `["string", "null"]` (read as `anyOf`).
 enum JSONSchemaReader {
     /// How references to definitions are spelled.
     static let referencePrefix = "#/$defs/"

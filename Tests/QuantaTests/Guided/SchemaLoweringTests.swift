@@ -129,4 +129,49 @@ import Testing
         #expect(grammar.root == .anyOf([.reference("Ingredient"), .integer(minimum: nil, maximum: nil)]))
         #expect(grammar.definitions.keys.sorted() == ["Ingredient"])
     }
+
+    @Test func nestedNamedDynamicSchemaCanBeReferenced() throws {
+        let address = DynamicGenerationSchema(name: "Address", properties: [.init(name: "city", schema: .init(type: String.self))])
+        let root = DynamicGenerationSchema(name: "Order", properties: [
+            .init(name: "shipping", schema: address),
+            .init(name: "billing", schema: .init(referenceTo: "Address")),
+        ])
+        let grammar = try GenerationSchema(root: root, dependencies: []).jsonGrammar()
+        let addressShape = JSONShape.object(properties: [JSONProperty(name: "city", shape: .string(.any))])
+        #expect(grammar.root == .object(properties: [
+            JSONProperty(name: "shipping", shape: addressShape),
+            JSONProperty(name: "billing", shape: .reference("Address")),
+        ]))
+        #expect(grammar.definitions == ["Address": addressShape])
+    }
+
+    /// Guides written the way FM27 code writes them, with the element type inferred.
+    @Test func fm27StyleGuideInference() throws {
+        struct Tags: Generable {
+            var tags: [String]
+            static var generationSchema: GenerationSchema {
+                GenerationSchema(type: Tags.self, properties: [
+                    GenerationSchema.Property(
+                        name: "tags", description: "Labels", type: [String].self,
+                        guides: [.count(2), .element(.anyOf(["red", "green"]))]),
+                    GenerationSchema.Property(name: "size", type: Int?.self, guides: [.maximum(3)]),
+                ])
+            }
+            init(_ content: GeneratedContent) throws { tags = try content.value(forProperty: "tags") }
+            var generatedContent: GeneratedContent { GeneratedContent(properties: ["tags": tags]) }
+        }
+        #expect(try Tags.generationSchema.jsonGrammar().root == .object(properties: [
+            JSONProperty(name: "tags", shape: .array(items: .string(.choices(["red", "green"])), minimumCount: 2, maximumCount: 2)),
+            JSONProperty(name: "size", shape: .integer(minimum: nil, maximum: 3), isOptional: true),
+        ]))
+    }
+
+    @Test func decodedSchemaWithoutOrderOrWithTypeArrays() throws {
+        let text = #"{"type":"object","properties":{"b":{"type":["integer","null"]},"a":{"type":"boolean"}},"required":["a"]}"#
+        let schema = try JSONDecoder().decode(GenerationSchema.self, from: Data(text.utf8))
+        #expect(try schema.jsonGrammar().root == .object(properties: [
+            JSONProperty(name: "a", shape: .boolean),
+            JSONProperty(name: "b", shape: .anyOf([.integer(minimum: nil, maximum: nil), .null]), isOptional: true),
+        ]))
+    }
 }
