@@ -90,5 +90,7 @@ let package = Package(
         ),
         .testTarget(name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "Templates", "GGUF"], path: "Tests/QuantaTests"),
         .testTarget(name: "CLITests", path: "Tests/CLITests"),
+        // An FM27 app file that must compile unchanged but for its import.
+        .testTarget(name: "FM27CompatTests", dependencies: ["Quanta"], path: "Tests/FM27CompatTests"),
     ]
 )

@@ -1,0 +1,242 @@
+// A Foundation Models 27 app file, written as Apple's documentation and WWDC26 sessions write
+// one. The only change from the Apple-platform original is the import below (and, since Quanta
+// cannot ship the `@Generable` / `@Guide` macros — see README — the members those macros would
+// generate, written out by hand). If any FM27 spelling Quanta mirrors changes, this target stops
+// compiling.
+import Foundation
+import Observation
+import Quanta  // was: import FoundationModels
+
+// MARK: - Generable types
+
+enum Pace: String, Generable, CaseIterable {
+    case relaxed, balanced, packed
+
+    static var generationSchema: GenerationSchema {
+        GenerationSchema(type: Pace.self, description: "How full the day is", anyOf: allCases.map(\.rawValue))
+    }
+    init(_ content: GeneratedContent) throws {
+        guard let pace = Pace(rawValue: try content.value(String.self)) else {
+            throw GeneratedContent.ParsingError(rawContent: content.jsonString, debugDescription: "unknown pace")
+        }
+        self = pace
+    }
+    var generatedContent: GeneratedContent { GeneratedContent(rawValue) }
+}
+
+struct Activity: Generable {
+    var name: String
+    var hour: Int
+
+    static var generationSchema: GenerationSchema {
+        GenerationSchema(type: Activity.self, properties: [
+            .init(name: "name", description: "What to do", type: String.self),
+            .init(name: "hour", description: "Start hour, 24h clock", type: Int.self, guides: [.range(6...23)]),
+        ])
+    }
+    init(_ content: GeneratedContent) throws {
+        name = try content.value(forProperty: "name")
+        hour = try content.value(forProperty: "hour")
+    }
+    var generatedContent: GeneratedContent { GeneratedContent(properties: ["name": name, "hour": hour]) }
+}
+
+struct Itinerary: Generable {
+    var city: String
+    var pace: Pace
+    var budget: Double
+    var activities: [Activity]
+
+    static var generationSchema: GenerationSchema {
+        GenerationSchema(type: Itinerary.self, description: "A day plan", properties: [
+            .init(name: "city", type: String.self, guides: [try! Regex("[A-Z][a-z]+")]),
+            .init(name: "pace", type: Pace.self),
+            .init(name: "budget", type: Double.self, guides: [.range(0...500)]),
+            .init(name: "activities", type: [Activity].self, guides: [.count(1...4)]),
+        ])
+    }
+    init(_ content: GeneratedContent) throws {
+        city = try content.value(forProperty: "city")
+        pace = try content.value(forProperty: "pace")
+        budget = try content.value(forProperty: "budget")
+        activities = try content.value(forProperty: "activities")
+    }
+    var generatedContent: GeneratedContent {
+        GeneratedContent(properties: ["city": city, "pace": pace, "budget": budget, "activities": activities])
+    }
+
+    struct PartiallyGenerated: ConvertibleFromGeneratedContent {
+        var city: String?
+        var activities: [Activity.PartiallyGenerated]?
+        init(_ content: GeneratedContent) throws {
+            city = try content.value(String?.self, forProperty: "city")
+            activities = try? content.value([Activity.PartiallyGenerated]?.self, forProperty: "activities")
+        }
+    }
+}
+
+// MARK: - A tool
+
+struct FindMuseums: Tool {
+    let name = "findMuseums"
+    let description = "Finds museums in a city"
+
+    struct Arguments: Generable {
+        var city: String
+        static var generationSchema: GenerationSchema {
+            GenerationSchema(type: Arguments.self, properties: [.init(name: "city", type: String.self)])
+        }
+        init(_ content: GeneratedContent) throws { city = try content.value(forProperty: "city") }
+        var generatedContent: GeneratedContent { GeneratedContent(properties: ["city": city]) }
+    }
+
+    func call(arguments: Arguments) async throws -> String {
+        "In \(arguments.city): the Louvre, the Musée d'Orsay."
+    }
+}
+
+// MARK: - The app
+
+@MainActor
+final class TravelPlanner {
+    let session: LanguageModelSession
+    private(set) var log: [String] = []
+
+    init(model: some LanguageModel) {
+        session = LanguageModelSession(model: model, tools: [FindMuseums()]) {
+            "You are a travel agent."
+            "Keep answers short."
+        }
+        session.transcriptErrorHandlingPolicy = .preserveTranscript
+    }
+
+    func plan(city: String) async throws -> Itinerary {
+        session.prewarm(promptPrefix: Prompt("Plan a day in"))
+        let options = GenerationOptions(samplingMode: .random(top: 40, seed: 7), temperature: 0.7,
+                                        maximumResponseTokens: 400, toolCallingMode: .allowed)
+        let context = ContextOptions(includeSchemaInPrompt: true, reasoningLevel: nil)
+        let response = try await session.respond(to: Prompt("Plan a day in \(city)."), generating: Itinerary.self,
+                                                 options: options, contextOptions: context, metadata: ["screen": "planner"])
+        log.append("cached \(response.usage.input.cachedTokenCount), reasoning \(response.usage.output.reasoningTokenCount)")
+        log.append(response.rawContent.jsonString)
+        return response.content
+    }
+
+    func streamPlan(city: String) async throws {
+        let stream = session.streamResponse(generating: Itinerary.self, options: GenerationOptions(samplingMode: .greedy)) {
+            "Plan a day in"
+            city
+        }
+        for try await snapshot in stream {
+            log.append("\(snapshot.content.city ?? "…") \(snapshot.content.activities?.count ?? 0) \(snapshot.usage.output.totalTokenCount)")
+            _ = snapshot.rawContent.isComplete
+        }
+    }
+
+    func chat(_ text: String) async throws -> String {
+        let greedy = GenerationOptions(sampling: .greedy, maximumResponseTokens: 64)
+        let response = try await session.respond(to: text, options: greedy)
+        if case .greedy = greedy.samplingMode?.kind { log.append("greedy") }
+        return response.content
+    }
+
+    func dynamic() async throws -> GeneratedContent {
+        let museum = DynamicGenerationSchema(name: "Museum", properties: [
+            .init(name: "name", schema: DynamicGenerationSchema(type: String.self)),
+            .init(name: "free", schema: DynamicGenerationSchema(type: Bool.self), isOptional: true),
+        ])
+        let schema = try GenerationSchema(root: DynamicGenerationSchema(arrayOf: museum, minimumElements: 1, maximumElements: 3),
+                                          dependencies: [])
+        let response = try await session.respond(to: "List museums.", schema: schema)
+        return response.content
+    }
+
+    func describe(_ error: any Error) -> String {
+        if let error = error as? LanguageModelError {
+            switch error {
+            case .contextSizeExceeded(let e): return "too long: \(e.tokenCount) > \(e.contextSize)"
+            case .rateLimited(let e): return "rate limited until \(String(describing: e.resetDate))"
+            case .guardrailViolation(let e): return e.debugDescription
+            case .refusal(let e): return e.debugDescription
+            case .unsupportedCapability(let e): return "needs \(e.capability)"
+            case .unsupportedTranscriptContent(let e): return "\(e.unsupportedContent.count) entries unsupported"
+            case .unsupportedGenerationGuide(let e): return "guide of \(e.schemaName ?? "?")"
+            case .unsupportedLanguageOrLocale(let e): return "language \(e.languageCode)"
+            case .timeout(let e): return e.debugDescription
+            @unknown default: return error.localizedDescription
+            }
+        }
+        if let error = error as? LanguageModelSession.Error {
+            switch error {
+            case .concurrentRequests: return "busy"
+            case .transcriptMutationWhileResponding: return error.debugDescription
+            }
+        }
+        if let error = error as? LanguageModelSession.ToolCallError { return "\(error.tool.name): \(error.underlyingError)" }
+        return error.localizedDescription
+    }
+
+    func editTranscript() {
+        var transcript = session.transcript
+        if case .response? = transcript.last { transcript.removeLast() }
+        transcript.append(.response(Transcript.Response(segments: [.text(Transcript.TextSegment(content: "Edited."))])))
+        session.transcript = transcript
+        for entry in session.transcript {
+            switch entry {
+            case .instructions(let i): log.append("tools: \(i.toolDefinitions.map(\.name))")
+            case .prompt(let p): log.append("prompt \(p.segments.count) \(p.options.maximumResponseTokens ?? 0)")
+            case .toolCalls(let calls): log.append(calls.map { "\($0.toolName)(\($0.arguments.jsonString))" }.joined())
+            case .toolOutput(let output): log.append("\(output.toolName) -> \(output.segments.count)")
+            case .response(let r):
+                for segment in r.segments {
+                    switch segment {
+                    case .text(let t): log.append(t.content)
+                    case .structure(let s): log.append("\(s.source): \(s.content.jsonString)")
+                    case .attachment(let a): log.append(a.label ?? "attachment")
+                    case .custom(let c): log.append(c.description)
+                    }
+                }
+            case .reasoning(let r): log.append("thought \(r.segments.count)")
+            }
+        }
+        log.append("history \(session.transcript.history.count)")
+    }
+
+    func observe() {
+        withObservationTracking {
+            _ = session.isResponding
+            _ = session.usage.totalTokenCount
+        } onChange: {
+            print("session changed")
+        }
+    }
+}
+
+// MARK: - A model of one's own, plugged into the session (the provider side of FM27)
+
+struct CannedModel: LanguageModel {
+    var capabilities: LanguageModelCapabilities { LanguageModelCapabilities(capabilities: [.toolCalling]) }
+    var executorConfiguration: Executor.Configuration { Executor.Configuration(reply: "Bonjour") }
+
+    struct Executor: LanguageModelExecutor {
+        struct Configuration: Hashable, Sendable { var reply: String }
+        typealias Model = CannedModel
+        let configuration: Configuration
+        init(configuration: Configuration) { self.configuration = configuration }
+
+        func respond(to request: LanguageModelExecutorGenerationRequest, model: CannedModel,
+                     streamingInto channel: LanguageModelExecutorGenerationChannel) async throws {
+            let calledAlready = request.transcript.contains { if case .toolOutput = $0 { true } else { false } }
+            if !request.enabledToolDefinitions.isEmpty && !calledAlready {
+                await channel.send(.toolCalls(action: .toolCall(id: "call-1", name: "findMuseums",
+                                                                action: .appendArguments(#"{"city": "Paris"}"#, tokenCount: 6))))
+            } else {
+                await channel.send(.response(action: .appendText(configuration.reply, tokenCount: 2)))
+            }
+            await channel.send(.response(action: .updateUsage(input: .init(totalTokenCount: 10, cachedTokenCount: 4),
+                                                              output: .init(totalTokenCount: 2, reasoningTokenCount: 0))))
+            _ = request.metadata
+            _ = request.schema
+        }
+    }
+}

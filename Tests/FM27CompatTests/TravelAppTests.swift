@@ -1,0 +1,44 @@
+// Runs the FM27 app file's provider side and tool loop through the session.
+import Foundation
+import Testing
+import Quanta
+
+@MainActor struct TravelAppTests {
+    /// A plugged-in executor's tool call goes through the session's tool loop: the call, the
+    /// tool's output and the final answer land in the transcript, and usage sums both rounds.
+    @Test func cannedModelRunsTheToolLoop() async throws {
+        let planner = TravelPlanner(model: CannedModel())
+        let answer = try await planner.chat("Which museums?")
+        #expect(answer == "Bonjour")
+        let kinds = planner.session.transcript.map { entry -> String in
+            switch entry {
+            case .instructions: "instructions"
+            case .prompt: "prompt"
+            case .toolCalls: "toolCalls"
+            case .toolOutput: "toolOutput"
+            case .response: "response"
+            case .reasoning: "reasoning"
+            }
+        }
+        #expect(kinds == ["instructions", "prompt", "toolCalls", "toolOutput", "response"])
+        guard case let .toolOutput(output)? = planner.session.transcript.dropLast().last else { throw CancellationError() }
+        #expect(output.segments.map(\.description).joined().contains("Louvre"))
+        #expect(planner.session.usage.input.totalTokenCount == 20 && planner.session.usage.input.cachedTokenCount == 8)
+        planner.editTranscript()
+        #expect(planner.log.contains("Edited."))
+        #expect(planner.log.contains("findMuseums({\"city\":\"Paris\"})"))
+    }
+
+    /// Errors read as sentences on Linux too, not "The operation could not be completed".
+    @Test func errorsHaveReadableDescriptions() {
+        let errors: [any Error] = [
+            LanguageModelError.contextSizeExceeded(.init(contextSize: 8, tokenCount: 9, debugDescription: "9 > 8")),
+            LanguageModelError.timeout(.init(debugDescription: "took 30 s")),
+            LanguageModelSession.Error.concurrentRequests,
+        ]
+        for error in errors {
+            #expect(!error.localizedDescription.contains("could not be completed"), "\(error.localizedDescription)")
+        }
+        #expect(errors[0].localizedDescription.contains("9 > 8"))
+    }
+}
