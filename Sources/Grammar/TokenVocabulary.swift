@@ -37,6 +37,12 @@ public final class TokenVocabulary: Sendable {
         irregularTokens = ByteTrie(tokens: irregular, bytes: bytes)
     }
 
+    /// The bytes a token contributes to a document, or nil if it may never appear in one.
+    public func bytes(of token: Int32) -> [UInt8]? {
+        guard token >= 0, Int(token) < count, !tokenBytes[Int(token)].isEmpty else { return nil }
+        return tokenBytes[Int(token)]
+    }
+
     private static func isPlainStringContent(_ bytes: [UInt8]) -> Bool {
         var phase = StringScanPhase.between
         for byte in bytes {
