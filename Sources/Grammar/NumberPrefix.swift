@@ -115,9 +115,12 @@ struct NumberPrefix: Sendable, Hashable {
             unitsLow = (Double(integerValue) * power10(fraction) + Double(fractionValue)) * unwritten
             unitsHigh = unitsLow + unwritten - 1
         }
-        var candidate = max(unitsLow, (low * scale).rounded(.up))
+        // Bounds like 0.57 are not exact in binary (0.57 * 100 = 56.99999999999999); a tolerance far
+        // below the 10^-6 grid keeps the bound itself reachable.
+        let lowUnits = low * scale, highUnits = high * scale
+        var candidate = max(unitsLow, (lowUnits - abs(lowUnits) * 1e-12).rounded(.up))
         if isNegative, candidate == 0 { candidate = 1 }
-        guard candidate <= min(unitsHigh, (high * scale).rounded(.down)) else { return nil }
+        guard candidate <= min(unitsHigh, (highUnits + abs(highUnits) * 1e-12).rounded(.down)) else { return nil }
         return completionBytes(units: candidate, shape: shape)
     }
 

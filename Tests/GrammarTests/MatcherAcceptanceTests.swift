@@ -101,6 +101,13 @@ private func object(_ properties: [JSONProperty]) -> JSONGrammar { JSONGrammar(r
     let grammar = JSONGrammar(root: .array(items: .number(minimum: -1.5, maximum: 2.25), minimumCount: 0, maximumCount: nil))
     try expectAccepted(grammar, ["[0,-1.5,2.25,1.999999,-0.5,2.2]"])
     try expectRejected(grammar, ["[2.26]", "[-1.6]", "[1.]", "[.5]", "[1.1234567]", "[3]", "[1e0]", "[-0]"])
+    // Bounds that binary floating point cannot represent exactly are still reachable themselves.
+    let decimalBounds = JSONGrammar(root: .array(items: .number(minimum: 0.035, maximum: 0.57), minimumCount: 0, maximumCount: nil))
+    try expectAccepted(decimalBounds, ["[0.035,0.57,0.0350,0.570,0.3]"])
+    try expectRejected(decimalBounds, ["[0.034999]", "[0.570001]", "[0]", "[1]"])
+    let negativeBounds = JSONGrammar(root: .array(items: .number(minimum: -1.1, maximum: -0.29), minimumCount: 0, maximumCount: nil))
+    try expectAccepted(negativeBounds, ["[-1.1,-1.10,-0.29,-0.290,-0.5]"])
+    try expectRejected(negativeBounds, ["[-0.289999]", "[-1.100001]", "[0.5]", "[-0]"])
 }
 
 @Test func arraysRespectCounts() throws {
