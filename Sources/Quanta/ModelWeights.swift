@@ -2,6 +2,8 @@
 // template and the think markers. Immutable, so one instance serves the whole process.
 import Architectures
 import GGUF
+import Grammar
+import Synchronization
 import Templates
 import Tokenizers
 
@@ -20,6 +22,8 @@ final class ModelWeights: Sendable {
     let eosText: String
     /// Ids of `<think>` and `</think>` when the vocabulary has both as single tokens.
     let thinkMarkers: (open: Int32, close: Int32)?
+    /// `grammarVocabulary`, once built.
+    let grammarVocabularyCache = Mutex<TokenVocabulary?>(nil)
 
     init(path: String, mode: WeightMode) throws {
         self.path = path

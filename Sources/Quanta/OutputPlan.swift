@@ -2,6 +2,7 @@
 // constraint on sampling, what the prompt gains (schema text, tool definitions) and how the
 // answer is read back.
 import Foundation
+import Grammar
 import Sampling
 
 /// Chooses each answer token under a constraint (guided generation or a required tool call).
@@ -26,8 +27,24 @@ struct OutputPlan {
 
     init(request: LanguageModelExecutorGenerationRequest, weights: ModelWeights) throws {
         transcript = request.transcript
-        if let schema = request.schema, request.contextOptions.includeSchemaInPrompt != false {
-            promptSuffix = "\n\nRespond with JSON that follows this JSON Schema:\n" + schema.schemaPromptText()
+        if let schema = request.schema {
+            if request.contextOptions.includeSchemaInPrompt != false {
+                promptSuffix = "\n\nRespond with JSON that follows this JSON Schema:\n" + schema.schemaPromptText()
+            }
+            gate = try Self.gate(schema.name) { try schema.jsonGrammar() } vocabulary: { weights.grammarVocabulary }
+        }
+    }
+
+    /// A gate for the grammar `make` builds; schema problems become `unsupportedGenerationGuide`.
+    static func gate(_ schemaName: String?, _ make: () throws -> JSONGrammar,
+                     vocabulary: () -> TokenVocabulary) throws -> JSONGate {
+        do {
+            return try JSONGate(grammar: try make(), vocabulary: vocabulary())
+        } catch let error as UnsupportedGuideError {
+            throw LanguageModelError.unsupportedGenerationGuide(.init(schemaName: error.schemaName ?? schemaName,
+                                                                      debugDescription: error.reason))
+        } catch let error as GrammarError {
+            throw LanguageModelError.unsupportedGenerationGuide(.init(schemaName: schemaName, debugDescription: "\(error)"))
         }
     }
 
