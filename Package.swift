@@ -55,7 +55,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench",
-            dependencies: ["GGUF", "Engine", "Architectures", "CKernels", "Tokenizers"],
+            dependencies: ["GGUF", "Engine", "Architectures", "CKernels", "Tokenizers", "Grammar"],
             path: "Benchmarks/bench"
         ),
 

@@ -4,17 +4,20 @@ import Glibc
 import Architectures
 import Engine
 import GGUF
+import Grammar
 
 let defaultModelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 let modelBenchUsage = """
 usage: bench [--model PATH]... [-p N[,N]] [-n N[,N]] [-r N] [--threads N[,N]] [--depth N]
              [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4]
-             [--kv f16|q8_0|mxfp8_e4m3] [--json] [--compare-llama-cpp]
+             [--kv f16|q8_0|mxfp8_e4m3] [--schema] [--json] [--compare-llama-cpp]
 
 llama-bench's tests: ppN prefills N tokens into an empty cache (one batch, logits of the last
 row), tgN generates N tokens one at a time (logits every step). Each test runs once to warm up,
 then -r times; tok/s is reported as mean ± stddev. --depth fills the cache with N tokens first.
+--schema adds tgN+schema beside each tgN: the same decode with every step masked by a JSON
+schema's token mask (guided generation), and prints the masking time per token and its share.
 --compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and
 tests, interleaved with ours, and prints the ratio. Peak RSS is ours, a running maximum over the
 whole run (bench one model per run to see a model's alone), and with --compare-llama-cpp the
@@ -31,6 +34,7 @@ struct ModelBenchOptions {
     var depth = 0
     var json = false
     var compare = false
+    var schema = false
     var weights = WeightMode.native
     var kv = KVCacheFormat.f16
 
@@ -62,6 +66,7 @@ struct ModelBenchOptions {
             case "--depth", "-d": depth = try ints(a)[0]
             case "--json": json = true
             case "--compare-llama-cpp": compare = true
+            case "--schema": schema = true
             case "--weights":
                 let w = try value(a)
                 guard let mode = WeightMode(argument: w) else { throw .usage("--weights: unknown format \(w)") }
@@ -118,6 +123,20 @@ func runModelBench(_ args: [String]) -> Int32 {
         var tests: [(name: String, run: (Int) -> Double)] = []
         for p in options.prompts { tests.append(("pp\(p)", { threads in prefill(model, tokens: p, depth: options.depth, threads: threads, kv: options.kv) })) }
         for n in options.generations { tests.append(("tg\(n)", { threads in generate(model, tokens: n, depth: options.depth, threads: threads, kv: options.kv) })) }
+        if options.schema {
+            let vocabulary: TokenVocabulary
+            do { vocabulary = try grammarVocabulary(file) } catch {
+                printError("bench: \(path): \(error)\n")
+                return 1
+            }
+            for n in options.generations {
+                tests.append(("tg\(n)+schema", { threads in
+                    generateGuided(model, tokens: n, depth: options.depth, threads: threads, kv: options.kv, vocabulary: vocabulary)
+                }))
+            }
+        }
+        schemaMaskMicroseconds = []
+        schemaStepMicroseconds = []
         var theirPeak: Double?   // largest llama-bench peak RSS on this model, MiB
         for threads in options.threads {
             for test in tests {
@@ -143,6 +162,12 @@ func runModelBench(_ args: [String]) -> Int32 {
                     printRow(m, info: info, llamaCpp: theirs, compare: llamaBench != nil)
                 }
             }
+        }
+        if options.schema && !schemaMaskMicroseconds.isEmpty {
+            let mask = schemaMaskMicroseconds.sorted(), step = schemaStepMicroseconds.sorted()
+            print("\n\(info.name) schema masking (warm-up included): median \(fixed(median(mask), 1)) µs/token, "
+                  + "p90 \(fixed(mask[mask.count * 9 / 10], 1)) µs, \(fixed(100 * mask.reduce(0, +) / step.reduce(0, +), 1)) % of "
+                  + "guided decode time (median step \(fixed(median(step), 0)) µs)")
         }
         if !options.json {
             print("\n\(info.name): load \(fixed(loadSeconds, 3)) s, peak RSS \(fixed(peakRSSMiB(), 1)) MiB"
