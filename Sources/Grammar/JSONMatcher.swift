@@ -47,6 +47,13 @@ public struct JSONMatcher: Sendable {
         stacks.contains { $0.frames.last == .anyString(.between) }
     }
 
+    /// The scan phase when the only parse is inside an unconstrained string: then bytes can be checked
+    /// with the string scanner alone until a closing quote.
+    var soleFreeStringPhase: StringScanPhase? {
+        guard stacks.count == 1, case let .anyString(phase)? = stacks[0].frames.last else { return nil }
+        return phase
+    }
+
     private func isFinished(_ stack: ParseStack) -> Bool {
         var frames = stack.frames[...]
         if case let .number(node, prefix)? = frames.last {

@@ -75,3 +75,20 @@ func naturalTokenizationsPassTheMasks(file: String) throws {
         #expect(!endOfGeneration.isEmpty && endOfGeneration.allSatisfy { loaded.vocabulary.endOfGeneration.contains($0) })
     }
 }
+
+/// Brute force at every step of a natural document: escapes, split characters, numbers, patterns, choices.
+@Test func smolLM2MasksEqualBruteForceAlongANaturalDocument() throws {
+    let loaded = try Vocabularies.smolLM2.get()
+    let path = Vocabularies.modelsDirectory.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf").path
+    let tokenizer = try GGUFTokenizer(file: try GGUFFile(path: path))
+    let document = #"{"name": "tab\there \"q\" \u00e9 née 😀", "kind": "alpha", "count": 10, "tags": ["x"], "score": -4.25, "code": "QRS-77", "done": false}"#
+    var decoder = try ConstrainedDecoder(grammar: Grammars.record, vocabulary: loaded.vocabulary)
+    var states: [JSONMatcher] = []
+    for token in tokenizer.encode(document, addSpecial: false, parseSpecial: false) {
+        states.append(decoder.matcher)
+        guard decoder.accept(token) else { break }
+    }
+    states.append(decoder.matcher)
+    #expect(decoder.isComplete)
+    compareWithBruteForce(loaded.vocabulary, tokenBytes: loaded.tokenBytes, states: states)
+}
