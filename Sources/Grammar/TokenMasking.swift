@@ -73,7 +73,12 @@ extension TokenSet {
         logits.withUnsafeMutableBufferPointer { values in
             for (wordIndex, word) in words.enumerated() where word != .max {
                 let base = wordIndex * 64
-                // Visit only the cleared bits: inside strings almost every bit is set.
+                if word == 0 {
+                    // Outside strings almost every bit is clear: a plain fill the compiler vectorizes.
+                    for index in base..<min(base + 64, values.count) { values[index] = -.infinity }
+                    continue
+                }
+                // Inside strings almost every bit is set: visit only the cleared ones.
                 var disallowed = ~word
                 while disallowed != 0 {
                     let index = base + disallowed.trailingZeroBitCount
