@@ -37,6 +37,10 @@ private func compareWithBruteForce(_ vocabulary: TokenVocabulary, tokenBytes: [[
         vocabulary.allowedTokens(after: matcher, into: &allowed)
         let expected = bruteForceAllowed(matcher, tokenBytes: tokenBytes, endOfGeneration: vocabulary.endOfGeneration)
         #expect(allowed.members == expected, "state after \(matcher.shortestCompletion.count)-byte completion")
+        var logits = [Float](repeating: 1, count: vocabulary.count)
+        allowed.maskDisallowed(in: &logits)
+        let unmasked = logits.indices.filter { logits[$0] == 1 }.map(Int32.init)
+        #expect(unmasked == expected && !logits.contains { $0 != 1 && $0 != -.infinity })
     }
 }
 
