@@ -38,7 +38,9 @@ public struct JSONMatcher: Sendable {
         return true
     }
 
-    /// Whether prefix, value and suffix have all been written.
+    /// Whether prefix, value and suffix have all been written. (A root number with no suffix is
+    /// complete as soon as it is in range, though more digits would still feed; `ConstrainedDecoder`
+    /// ends the document there.)
     public var isComplete: Bool { stacks.contains { isFinished($0) } }
 
     /// Whether some parse is inside an unconstrained string between characters: then any token made
