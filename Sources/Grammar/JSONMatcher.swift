@@ -38,13 +38,22 @@ public struct JSONMatcher: Sendable {
         return true
     }
 
-    /// Whether prefix, value and suffix have all been written.
+    /// Whether prefix, value and suffix have all been written. (A root number with no suffix is
+    /// complete as soon as it is in range, though more digits would still feed; `ConstrainedDecoder`
+    /// ends the document there.)
     public var isComplete: Bool { stacks.contains { isFinished($0) } }
 
     /// Whether some parse is inside an unconstrained string between characters: then any token made
     /// only of plain string bytes is allowed (the mask's fast path).
     var isBetweenCharactersOfFreeString: Bool {
         stacks.contains { $0.frames.last == .anyString(.between) }
+    }
+
+    /// The scan phase when the only parse is inside an unconstrained string: then bytes can be checked
+    /// with the string scanner alone until a closing quote.
+    var soleFreeStringPhase: StringScanPhase? {
+        guard stacks.count == 1, case let .anyString(phase)? = stacks[0].frames.last else { return nil }
+        return phase
     }
 
     private func isFinished(_ stack: ParseStack) -> Bool {

@@ -118,11 +118,14 @@ struct RegexNFA: Sendable {
     /// Whether `set` has finished a full match.
     func accepts(_ set: RegexStateSet) -> Bool { set.contains(acceptState) }
 
-    /// The states after reading `scalar` (empty: the string can no longer match).
+    /// The states after reading `scalar` (empty: the string can no longer match). Steps into states
+    /// that cannot reach acceptance are dropped, so a non-empty set can always be finished.
     func step(_ set: RegexStateSet, _ scalar: UInt32) -> RegexStateSet {
         var result = RegexStateSet()
         for (index, state) in states.enumerated() where set.contains(index) {
-            if case let .scalars(members, next) = state, members.contains(scalar) { result.formUnion(closures[next]) }
+            if case let .scalars(members, next) = state, distances[next] != nil, members.contains(scalar) {
+                result.formUnion(closures[next])
+            }
         }
         return result
     }

@@ -105,7 +105,12 @@ enum Vocabularies {
         guard FileManager.default.fileExists(atPath: path) else {
             throw MissingModel(description: "model file \(path) is missing: run Models/fetch (CI fetches it)")
         }
-        let tokenizer = try GGUFTokenizer(file: try GGUFFile(path: path))
+        let tokenizer: GGUFTokenizer
+        do {
+            tokenizer = try GGUFTokenizer(file: try GGUFFile(path: path))
+        } catch {
+            throw MissingModel(description: "model file \(path) is unreadable (\(error)): re-run Models/fetch")
+        }
         let tokenBytes: [[UInt8]?] = (0..<tokenizer.vocabularySize).map { id in
             tokenizer.isControl(Int32(id)) ? nil : tokenizer.pieceBytes(Int32(id), renderSpecial: false)
         }

@@ -37,6 +37,10 @@ private func compareWithBruteForce(_ vocabulary: TokenVocabulary, tokenBytes: [[
         vocabulary.allowedTokens(after: matcher, into: &allowed)
         let expected = bruteForceAllowed(matcher, tokenBytes: tokenBytes, endOfGeneration: vocabulary.endOfGeneration)
         #expect(allowed.members == expected, "state after \(matcher.shortestCompletion.count)-byte completion")
+        var logits = [Float](repeating: 1, count: vocabulary.count)
+        allowed.maskDisallowed(in: &logits)
+        let unmasked = logits.indices.filter { logits[$0] == 1 }.map(Int32.init)
+        #expect(unmasked == expected && !logits.contains { $0 != 1 && $0 != -.infinity })
     }
 }
 
@@ -74,4 +78,21 @@ func naturalTokenizationsPassTheMasks(file: String) throws {
         let endOfGeneration = decoder.allowedTokens()
         #expect(!endOfGeneration.isEmpty && endOfGeneration.allSatisfy { loaded.vocabulary.endOfGeneration.contains($0) })
     }
+}
+
+/// Brute force at every step of a natural document: escapes, split characters, numbers, patterns, choices.
+@Test func smolLM2MasksEqualBruteForceAlongANaturalDocument() throws {
+    let loaded = try Vocabularies.smolLM2.get()
+    let path = Vocabularies.modelsDirectory.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf").path
+    let tokenizer = try GGUFTokenizer(file: try GGUFFile(path: path))
+    let document = #"{"name": "tab\there \"q\" \u00e9 née 😀", "kind": "alpha", "count": 10, "tags": ["x"], "score": -4.25, "code": "QRS-77", "done": false}"#
+    var decoder = try ConstrainedDecoder(grammar: Grammars.record, vocabulary: loaded.vocabulary)
+    var states: [JSONMatcher] = []
+    for token in tokenizer.encode(document, addSpecial: false, parseSpecial: false) {
+        states.append(decoder.matcher)
+        guard decoder.accept(token) else { break }
+    }
+    states.append(decoder.matcher)
+    #expect(decoder.isComplete)
+    compareWithBruteForce(loaded.vocabulary, tokenBytes: loaded.tokenBytes, states: states)
 }

@@ -72,6 +72,14 @@ private func object(_ properties: [JSONProperty]) -> JSONGrammar { JSONGrammar(r
     let grammar = JSONGrammar(root: .string(.pattern(#"[A-Z]{3}\-\d+"#)))
     try expectAccepted(grammar, [#""ABC-1""#, #""XYZ-0042""#, #""AB\u0043-9""#])
     try expectRejected(grammar, [#""AB-1""#, #""ABC-""#, #""abc-1""#, #""ABC-1x""#, #""ABCD-1""#])
+    // A branch that can never finish (an empty class) must not keep a string alive.
+    let deadBranch = JSONGrammar(root: .string(.pattern(#"ab|ac[^\s\S]"#)))
+    var matcher = try JSONMatcher(grammar: deadBranch)
+    let verdicts = Array(#""ab""#.utf8).map { matcher.feed($0) }
+    #expect(verdicts == [true, true, true, true] && matcher.isComplete)
+    var dead = try JSONMatcher(grammar: deadBranch)
+    let deadVerdicts = Array(#""ac"#.utf8).map { dead.feed($0) }
+    #expect(deadVerdicts == [true, true, false])
     let quoted = JSONGrammar(root: .string(.pattern(#"a"\\b\n"#)))
     try expectAccepted(quoted, [#""a\"\\b\n""#])
 }
