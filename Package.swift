@@ -88,7 +88,12 @@ let package = Package(
             // Fixtures are read from the source tree (see Fixtures.swift), not bundled.
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "Templates", "GGUF"], path: "Tests/QuantaTests"),
+        .testTarget(
+            name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "Templates", "GGUF", "Grammar"],
+            path: "Tests/QuantaTests",
+            // jinja2 reference renderings, read from the source tree via #filePath.
+            exclude: ["Tools/Fixtures"]
+        ),
         .testTarget(name: "CLITests", path: "Tests/CLITests"),
         // An FM27 app file that must compile unchanged but for its import.
         .testTarget(name: "FM27CompatTests", dependencies: ["Quanta"], path: "Tests/FM27CompatTests"),

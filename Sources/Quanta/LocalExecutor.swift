@@ -74,6 +74,7 @@ extension LocalLanguageModel {
             var renderOptions = RenderOptions()
             renderOptions.enableThinking = ReasoningBudget.isOff(level) ? false : nil
             renderOptions.promptSuffix = plan.promptSuffix
+            renderOptions.tools = plan.tools
             let prompt = try weights.render(plan.transcript, renderOptions)
             let contextSize = configuration.contextSize
             guard prompt.tokens.count < contextSize else {

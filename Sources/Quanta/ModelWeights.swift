@@ -24,6 +24,10 @@ final class ModelWeights: Sendable {
     let thinkMarkers: (open: Int32, close: Int32)?
     /// `grammarVocabulary`, once built.
     let grammarVocabularyCache = Mutex<TokenVocabulary?>(nil)
+    /// How the template takes tools, tool calls and tool results.
+    let toolSupport: ToolTemplateSupport
+    /// The text format of the model's tool calls.
+    let toolFormat: ToolCallFormat
 
     init(path: String, mode: WeightMode) throws {
         self.path = path
@@ -45,6 +49,8 @@ final class ModelWeights: Sendable {
         } else {
             thinkMarkers = nil
         }
+        toolSupport = ToolTemplateSupport(template: template)
+        toolFormat = ToolCallFormat.detect(template: toolSupport) { Self.singleToken($0, tokenizer) != nil }
     }
 
     /// The id of `text` if the vocabulary holds it as one special (non-split) token.

@@ -25,8 +25,23 @@ struct OutputPlan {
     /// Openings of a tool call, so the answer is held back while it may be one.
     var callOpenings: [String] = []
 
+    /// The tools offered to the model (empty: none, so nothing is parsed as a call).
+    var tools: [Transcript.ToolDefinition] = []
+    /// The format calls are written in.
+    let format: ToolCallFormat
+
     init(request: LanguageModelExecutorGenerationRequest, weights: ModelWeights) throws {
         transcript = request.transcript
+        format = weights.toolFormat
+        let mode = request.generationOptions.toolCallingMode?.kind ?? .allowed
+        if mode != .disallowed { tools = request.enabledToolDefinitions }
+        if !tools.isEmpty {
+            callOpenings = format.callOpenings
+            if mode == .required {
+                gate = try Self.gate("tool call") { try Self.requiredCallGrammar(tools, format) } vocabulary: { weights.grammarVocabulary }
+                return
+            }
+        }
         if let schema = request.schema {
             if request.contextOptions.includeSchemaInPrompt != false {
                 promptSuffix = "\n\nRespond with JSON that follows this JSON Schema:\n" + schema.schemaPromptText()
@@ -48,6 +63,33 @@ struct OutputPlan {
         }
     }
 
-    /// The calls in `answer`, or nil when it is not a tool call (or no tools were offered).
-    func toolCalls(in answer: String) -> [(id: String, name: String, arguments: String)]? { nil }
+    /// The calls in `answer`, or nil when it holds none (or no tools were offered). Calls of
+    /// tools that were not offered, or text that is not a well-formed call, leave the answer text.
+    func toolCalls(in answer: String) -> [(id: String, name: String, arguments: String)]? {
+        guard !tools.isEmpty, let parsed = try? format.parse(answer), !parsed.calls.isEmpty,
+              parsed.calls.allSatisfy({ call in tools.contains { $0.name == call.name } }) else { return nil }
+        return parsed.calls.map { (id: "call_" + UUID().uuidString.prefix(8).lowercased(), name: $0.name, arguments: $0.argumentsJSON) }
+    }
+
+    /// The grammar of exactly one call of one of `tools`, in `format`.
+    private static func requiredCallGrammar(_ tools: [Transcript.ToolDefinition], _ format: ToolCallFormat) throws -> JSONGrammar {
+        var definitions: [String: JSONShape] = [:]
+        let shapes = try tools.map { tool -> ToolCallShape in
+            let grammar = try tool.parameters.jsonGrammar()
+            definitions.merge(grammar.definitions) { first, _ in first }
+            return ToolCallShape(name: tool.name, argumentsShape: grammar.root)
+        }
+        return try format.requiredCallGrammar(for: shapes, definitions: definitions)
+    }
+}
+
+extension ToolCallFormat {
+    /// How an answer that is a call starts, so the executor holds it back instead of streaming it.
+    var callOpenings: [String] {
+        switch self {
+        case .hermes: return ["<tool_call>"]
+        case .llama3: return ["<|python_tag|>", "{\"name\"", "{ \"name\""]
+        case .mistral, .mistralNamed: return ["[TOOL_CALLS]"]
+        }
+    }
 }

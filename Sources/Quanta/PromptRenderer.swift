@@ -1,4 +1,5 @@
 // Transcript -> chat messages -> prompt text (the model's own template) -> token ids.
+import Foundation
 import Templates
 
 /// A rendered, tokenized prompt.
@@ -17,6 +18,8 @@ struct RenderOptions {
     var enableThinking: Bool?
     /// Text appended to the last user message (for example the schema to follow).
     var promptSuffix: String?
+    /// The tools offered to the model; nil = those of the transcript's instructions.
+    var tools: [Transcript.ToolDefinition]?
 }
 
 extension ModelWeights {
@@ -29,18 +32,26 @@ extension ModelWeights {
     /// never becomes one, even if a user types `<|im_end|>`. BOS is added only when the
     /// tokenizer wants it and the template did not already write it.
     func render(_ transcript: some Collection<Transcript.Entry>, _ options: RenderOptions = RenderOptions()) throws -> RenderedPrompt {
-        var messages: [ChatMessage] = []
+        var turns: [ToolConversationTurn] = []
+        var instructionTools: [Transcript.ToolDefinition] = []
         for entry in transcript {
-            guard let message = try chatMessage(for: entry) else { continue }
-            messages.append(message)
+            if case let .instructions(i) = entry { instructionTools = i.toolDefinitions }
+            if let turn = try conversationTurn(for: entry) { turns.append(turn) }
         }
+        let prompt: ToolPrompt
+        do {
+            prompt = try toolSupport.lower(turns, tools: try (options.tools ?? instructionTools).map(Self.descriptor))
+        } catch {
+            throw LanguageModelError.unsupportedTranscriptContent(.init(unsupportedContent: [], debugDescription: "\(error)"))
+        }
+        var messages = prompt.messages
         if let suffix = options.promptSuffix, let last = messages.lastIndex(where: { $0.role == "user" }) {
             messages[last].content += suffix
         }
         var extra: [String: TemplateValue] = [:]
         if let enableThinking = options.enableThinking { extra["enable_thinking"] = .bool(enableThinking) }
         let text = try template.render(messages: messages, addGenerationPrompt: options.addGenerationPrompt,
-                                       bosToken: bosText, eosToken: eosText, extra: extra)
+                                       bosToken: bosText, eosToken: eosText, tools: prompt.tools, extra: extra)
         var tokens = tokenizer.encode(text, addSpecial: false, parseSpecial: true,
                                       literalRanges: Self.contentRanges(of: messages.map(\.content), in: text))
         // Not `addSpecial: true`: that could also append EOS, and would double a BOS the
@@ -60,25 +71,35 @@ extension ModelWeights {
         return try render(transcript, options)
     }
 
-    /// The message for one entry, or nil for entries that are not sent back (reasoning).
-    private func chatMessage(for entry: Transcript.Entry) throws -> ChatMessage? {
-        if case .reasoning = entry { return nil }
-        if case let .toolCalls(calls) = entry {
-            return ChatMessage(role: "assistant", content: calls.map { call in
-                "<tool_call>\n{\"name\": \"\(call.toolName)\", \"arguments\": \(call.arguments.jsonString)}\n</tool_call>"
-            }.joined(separator: "\n"))
+    /// The conversation turn of one entry, or nil for entries that are not sent back
+    /// (reasoning) and instructions without text.
+    private func conversationTurn(for entry: Transcript.Entry) throws -> ToolConversationTurn? {
+        switch entry {
+        case .reasoning: return nil
+        case let .toolCalls(calls):
+            return .toolCalls(text: "", calls: calls.map {
+                ToolCallRecord(id: $0.id, name: $0.toolName, argumentsJSON: $0.arguments.jsonString)
+            })
+        default: break
         }
         guard let text = entry.plainText else {
             throw LanguageModelError.unsupportedTranscriptContent(.init(
                 unsupportedContent: [entry], debugDescription: "only text, structured and custom segments can be rendered"))
         }
         switch entry {
-        case .instructions: return ChatMessage(role: "system", content: text)
-        case .prompt: return ChatMessage(role: "user", content: text)
-        case .response: return ChatMessage(role: "assistant", content: text)
-        case .toolOutput: return ChatMessage(role: "tool", content: text)
+        case .instructions: return text.isEmpty ? nil : .system(text)
+        case .prompt: return .user(text)
+        case .response: return .assistant(text)
+        case let .toolOutput(output): return .toolResult(callID: output.id, name: output.toolName, content: text)
         case .reasoning, .toolCalls: return nil
         }
+    }
+
+    /// A tool definition as the template layer takes it (parameters as JSON Schema text).
+    private static func descriptor(_ definition: Transcript.ToolDefinition) throws -> ToolDescriptor {
+        let schema = try JSONEncoder().encode(definition.parameters)
+        return ToolDescriptor(name: definition.name, description: definition.description,
+                              parametersJSONSchema: String(decoding: schema, as: UTF8.self))
     }
 
     /// The UTF-8 byte ranges where each message's content (or, for templates that trim, its
