@@ -87,7 +87,8 @@ private struct ToolTextScanner {
         var calls: [ParsedToolCall] = []
         while consume("[TOOL_CALLS]") {
             skipWhitespace()
-            if peek() == UInt8(ascii: "[") {
+            // `[ARGS]` right after the marker is a named call with the name missing, not an array.
+            if peek() == UInt8(ascii: "["), !bytes[index...].starts(with: "[ARGS]".utf8) {
                 guard case let .array(items) = try jsonValue() else { throw .malformedJSON("expected an array of calls") }
                 for item in items { calls.append(try call(from: item, argumentKeys: ["arguments", "parameters"])) }
             } else {
