@@ -66,8 +66,11 @@ private struct ToolTextScanner {
             index = tag + "<|python_tag|>".utf8.count
         } else {
             // Without the tag, a call is an object whose first key is "name" (what the template
-            // teaches); other JSON in a reply stays text.
+            // teaches) and that has arguments; other JSON in a reply, such as `{"name": "Ada",
+            // "age": 36}`, stays text. A malformed candidate is still an error (below).
             guard let object = firstObject(startingWithKey: "name") else { return plain() }
+            index = object
+            if let value = try? jsonValue(), value["parameters"] == nil, value["arguments"] == nil { return plain() }
             start = object
             index = object
         }

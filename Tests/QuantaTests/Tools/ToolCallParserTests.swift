@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func llama3PlainText() throws {
-        for text in ["Hello there.", #"The answer is {"value": 42}."#, "{ not json at all"] {
+        for text in ["Hello there.", #"The answer is {"value": 42}."#, "{ not json at all", #"Found {"name": "Ada", "age": 36}."#] {
             #expect(try ToolCallFormat.llama3.parse(text) == ParsedToolOutput(text: text, calls: [], trailingText: ""))
         }
     }
