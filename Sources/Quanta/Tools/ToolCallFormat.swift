@@ -21,17 +21,19 @@ enum ToolCallFormat: Sendable, Equatable, CaseIterable {
     /// format whatever tokens the vocabulary has (a Llama 3 fine-tune with a ChatML template
     /// still has `<|python_tag|>`). Otherwise the template's own markers decide, first the
     /// Mistral ones (their templates also write JSON `"name"` keys), then Hermes, then Llama 3;
-    /// the vocabulary is consulted only when the template shows none of them.
+    /// the vocabulary is consulted, in the same order, only when the template shows none of
+    /// them. Whether Mistral calls are named (`[ARGS]`) may come from either.
     /// - Parameter vocabularyContains: whether the vocabulary has this exact (special) token.
     static func detect(template: ToolTemplateSupport, vocabularyContains: (String) -> Bool = { _ in false }) -> Self {
         guard template.isNative else { return .hermes }
         let source = template.source
-        func has(_ marker: String) -> Bool { source.contains(marker) || vocabularyContains(marker) }
-        if has("[TOOL_CALLS]") { return has("[ARGS]") ? .mistralNamed : .mistral }
+        let mistral: Self = source.contains("[ARGS]") || vocabularyContains("[ARGS]") ? .mistralNamed : .mistral
+        if source.contains("[TOOL_CALLS]") { return mistral }
         if source.contains("<tool_call>") { return .hermes }
         if source.contains("<|python_tag|>") || source.contains("<|start_header_id|>") && source.contains("\"parameters\"") {
             return .llama3
         }
+        if vocabularyContains("[TOOL_CALLS]") { return mistral }
         if vocabularyContains("<tool_call>") { return .hermes }
         if vocabularyContains("<|python_tag|>") { return .llama3 }
         return .hermes

@@ -66,8 +66,11 @@ private struct ToolTextScanner {
             index = tag + "<|python_tag|>".utf8.count
         } else {
             // Without the tag, a call is an object whose first key is "name" (what the template
-            // teaches); other JSON in a reply stays text.
+            // teaches) and that has arguments; other JSON in a reply, such as `{"name": "Ada",
+            // "age": 36}`, stays text. A malformed candidate is still an error (below).
             guard let object = firstObject(startingWithKey: "name") else { return plain() }
+            index = object
+            if let value = try? jsonValue(), value["parameters"] == nil, value["arguments"] == nil { return plain() }
             start = object
             index = object
         }
@@ -87,7 +90,8 @@ private struct ToolTextScanner {
         var calls: [ParsedToolCall] = []
         while consume("[TOOL_CALLS]") {
             skipWhitespace()
-            if peek() == UInt8(ascii: "[") {
+            // `[ARGS]` right after the marker is a named call with the name missing, not an array.
+            if peek() == UInt8(ascii: "["), !bytes[index...].starts(with: "[ARGS]".utf8) {
                 guard case let .array(items) = try jsonValue() else { throw .malformedJSON("expected an array of calls") }
                 for item in items { calls.append(try call(from: item, argumentKeys: ["arguments", "parameters"])) }
             } else {

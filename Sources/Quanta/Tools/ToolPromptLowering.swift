@@ -104,7 +104,7 @@ extension ToolTemplateSupport {
                 var parsed: [(name: String, arguments: TemplateValue)] = []
                 for call in calls { parsed.append((call.name, try Self.argumentsObject(call))) }
                 messages.append(ChatMessage(role: "assistant", content: FallbackToolPrompt.assistantText(text: text, calls: parsed)))
-            case .toolResult: break
+            case .toolResult: break  // gathered into pendingResults above
             }
         }
         flushResults()

@@ -167,5 +167,8 @@ import Templates
         #expect(ToolCallFormat.detect(template: generic) { $0 == "<|python_tag|>" } == .llama3)
         #expect(ToolCallFormat.detect(template: generic) { $0 == "[TOOL_CALLS]" } == .mistral)
         #expect(ToolCallFormat.detect(template: generic) == .hermes)
+        // The template's markers outrank the vocabulary's.
+        let qwen = ToolTemplateSupport(template: try ToolFixtures.template("qwen2.5"))
+        #expect(ToolCallFormat.detect(template: qwen) { $0 == "[TOOL_CALLS]" } == .hermes)
     }
 }
