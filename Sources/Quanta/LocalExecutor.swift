@@ -17,6 +17,10 @@ extension LocalLanguageModel {
             public var contextSize: Int
             /// Threads for the forward pass.
             public var threads: Int
+            /// How the KV cache stores keys and values.
+            public var kvCache: KVCacheType
+            /// Sampler settings where a request says nothing.
+            public var sampling: SamplingDefaults
         }
 
         private struct State {
@@ -88,7 +92,7 @@ extension LocalLanguageModel {
             let sequence = takeSequence(model)
             defer { putBack(sequence) }
             let cached = sequence.reuse(prompt.tokens)
-            var logits = try sequence.append(Array(prompt.tokens[cached...]), wantLogits: true) ?? []
+            let logits = try sequence.append(Array(prompt.tokens[cached...]), wantLogits: true) ?? []
             let input = LanguageModelExecutorGenerationChannel.Usage.Input(totalTokenCount: prompt.tokens.count, cachedTokenCount: cached)
             await channel.send(.response(action: .updateUsage(input: input, output: .init(totalTokenCount: 0, reasoningTokenCount: 0))))
 
@@ -96,33 +100,18 @@ extension LocalLanguageModel {
                                   thinkingBudget: ReasoningBudget.tokens(for: level, maximumResponseTokens: limit),
                                   filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings))
             var gate = plan.gate
-            var sampler = Sampler(request.generationOptions.samplingParameters(fallbackSeed: UInt64.random(in: 0...UInt64.max)))
-            var lastToken: Int32?
-            while loop.generated < limit {
-                // Each token is milliseconds of synchronous compute on a cooperative thread:
-                // yielding lets the consumer of the stream (and its cancellation) run in between,
-                // even when every other cooperative thread is busy.
-                await Task.yield()
-                try Task.checkCancellation()
-                let token: Int32
-                if let forced = loop.forcedToken {
-                    token = forced
-                } else if loop.isAnswering, gate != nil {
-                    token = gate!.next(logits: &logits, remaining: limit - loop.generated, sampler: &sampler)
-                } else {
-                    token = sampler.sample(&logits)
-                }
+            var sampler = Sampler(request.generationOptions.samplingParameters(defaults: configuration.sampling,
+                                                                                fallbackSeed: UInt64.random(in: 0...UInt64.max)))
+            for token in prompt.tokens { sampler.accept(token) }
+            var generator = TokenGenerator(sequence: sequence, contextSize: contextSize, limit: limit, sampler: sampler)
+            _ = try await generator.run(logits: logits, choose: { logits, remaining, sampler in
+                if let forced = loop.forcedToken { return forced }
+                if loop.isAnswering, gate != nil { return gate!.next(logits: &logits, remaining: remaining, sampler: &sampler) }
+                return sampler.sample(&logits)
+            }, emit: { token in
                 if loop.isAnswering { gate?.accept(token) }
-                lastToken = token
-                if await loop.emit(token) == .stop { break }
-                if loop.generated == limit || sequence.tokens.count >= contextSize { break }
-                logits = try sequence.append([token], wantLogits: true) ?? []
-            }
-            // Run the final token too, so the cache holds the whole response and the next turn
-            // reuses all of it (an end-of-generation token usually ends the rendered turn).
-            if let lastToken, sequence.tokens.count < contextSize, !Task.isCancelled {
-                _ = try sequence.append([lastToken], wantLogits: false)
-            }
+                return await loop.emit(token) == .more
+            })
             let answer = await loop.finish()
             if let calls = plan.toolCalls(in: answer) {
                 for call in calls {
@@ -142,7 +131,7 @@ extension LocalLanguageModel {
                 return s.sequence
             }
             return held ?? TokenSequence(network: model.weights.network, contextSize: configuration.contextSize,
-                                         threads: configuration.threads)
+                                         threads: configuration.threads, kvCache: configuration.kvCache.format)
         }
 
         private func putBack(_ sequence: TokenSequence) {

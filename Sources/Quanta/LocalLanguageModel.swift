@@ -21,13 +21,20 @@ public struct LocalLanguageModel: LanguageModel {
         /// Threads for the forward pass; nil = every online core.
         public var threads: Int?
         /// How matmul weights are held (as stored, or converted at load).
-        public var weights: WeightMode
+        public var weights: WeightFormat
+        /// How the KV cache stores keys and values.
+        public var kvCache: KVCacheType
+        /// Sampler settings where a request's `GenerationOptions` say nothing.
+        public var sampling: SamplingDefaults
 
         /// Settings; every nil means "default".
-        public init(contextSize: Int? = nil, threads: Int? = nil, weights: WeightMode = .native) {
+        public init(contextSize: Int? = nil, threads: Int? = nil, weights: WeightFormat = .native, kvCache: KVCacheType = .f16,
+                    sampling: SamplingDefaults = SamplingDefaults()) {
             self.contextSize = contextSize
             self.threads = threads
             self.weights = weights
+            self.kvCache = kvCache
+            self.sampling = sampling
         }
     }
 
@@ -42,7 +49,8 @@ public struct LocalLanguageModel: LanguageModel {
     public init(contentsOf url: URL, configuration: Configuration = Configuration()) async throws {
         self.url = url
         self.configuration = configuration
-        weights = try await WeightStore.shared.weights(path: url.path, mode: configuration.weights)
+        if let reason = configuration.sampling.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
+        weights = try await WeightStore.shared.weights(path: url.path, mode: configuration.weights.mode)
     }
 
     /// The context window requests run in, in tokens (prompt and response together).
@@ -67,7 +75,8 @@ public struct LocalLanguageModel: LanguageModel {
     /// The file, the context window and the thread count (every session gets an executor).
     public var executorConfiguration: Executor.Configuration {
         Executor.Configuration(path: url.path, contextSize: contextSize,
-                               threads: configuration.threads ?? ProcessInfo.processInfo.activeProcessorCount)
+                               threads: configuration.threads ?? ProcessInfo.processInfo.activeProcessorCount,
+                               kvCache: configuration.kvCache, sampling: configuration.sampling)
     }
 
     /// Input tokens a request would spend whose transcript is just this prompt (template, BOS

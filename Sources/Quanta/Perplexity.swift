@@ -42,7 +42,7 @@ public enum PerplexityError: Error, Equatable, Sendable, CustomStringConvertible
 /// Scores `tokens` (the whole text tokenized once with add-special on and parse-special off).
 /// `bos` is the id to put at the start of every chunk, or nil for models that add no BOS.
 /// `progress` is called after each chunk with its index and the result so far.
-public func perplexity(model: any CausalLanguageModel, tokens: [Int32], context: Int, bos: Int32?, threads: Int,
+func perplexity(model: any CausalLanguageModel, tokens: [Int32], context: Int, bos: Int32?, threads: Int,
                        kvFormat: KVCacheFormat = .f16, progress: (Int, PerplexityResult) -> Void = { _, _ in }) throws(PerplexityError) -> PerplexityResult {
     guard context >= 4 else { throw .contextTooSmall(context) }
     let chunks = tokens.count / context
@@ -79,3 +79,19 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension LocalLanguageModel {
+    /// Perplexity of `text` with llama-perplexity's protocol (see `perplexity(model:...)`): the
+    /// text is tokenized once with BOS as the model wants and special-token text left as text,
+    /// then scored in chunks of `contextSize` tokens with this model's threads and KV cache type.
+    /// `progress` is called after each chunk with its index, the chunk count and the result so far.
+    public func perplexity(of text: String, contextSize: Int,
+                           progress: (_ chunk: Int, _ chunks: Int, PerplexityResult) -> Void = { _, _, _ in }) throws(PerplexityError) -> PerplexityResult {
+        let tokenizer = weights.tokenizer
+        let tokens = tokenizer.encode(text, addSpecial: true, parseSpecial: false)
+        let chunks = tokens.count / max(contextSize, 1)
+        return try Quanta.perplexity(model: weights.network, tokens: tokens, context: contextSize,
+                                     bos: tokenizer.addsBOS ? tokenizer.bosID : nil, threads: executorConfiguration.threads,
+                                     kvFormat: configuration.kvCache.format) { progress($0, chunks, $1) }
+    }
+}

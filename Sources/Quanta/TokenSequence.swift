@@ -11,11 +11,11 @@ final class TokenSequence: @unchecked Sendable {
     let state: ForwardState
     private(set) var tokens: [Int32] = []
 
-    init(network: any CausalLanguageModel, contextSize: Int, threads: Int) {
+    init(network: any CausalLanguageModel, contextSize: Int, threads: Int, kvCache: KVCacheFormat = .f16) {
         self.network = network
         // 256-token prefill batches: big enough to amortise weight unpacking, small enough that
         // cancellation is checked often.
-        state = network.makeState(contextSize: contextSize, maxBatch: min(contextSize, 256))
+        state = network.makeState(contextSize: contextSize, maxBatch: min(contextSize, 256), kvFormat: kvCache)
         state.threads = threads
     }
 
