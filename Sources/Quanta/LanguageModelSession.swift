@@ -13,6 +13,9 @@ import Synchronization
 /// fails or is cancelled leaves the transcript as it was (or, with
 /// `transcriptErrorHandlingPolicy = .preserveTranscript`, keeps what was produced) and
 /// `isResponding` false. Observable: `transcript`, `isResponding` and `usage` notify observers.
+///
+/// A session made from a `DynamicProfile` (or `DynamicInstructions`) resolves it at the start
+/// of every request: see `init(profile:history:)`.
 public final class LanguageModelSession: Sendable {
     /// A rewrite of the transcript applied to each request before rendering (for example,
     /// dropping old turns to fit the context). It changes what is sent, not `transcript`; note
@@ -56,6 +59,8 @@ public final class LanguageModelSession: Sendable {
         self.profile = profile
         state = Mutex(State(transcript: transcript))
         properties.attach(to: self)
+        // A profile's tools are bound at every resolution; fixed tools once, here.
+        for tool in tools { bindSessionProperties(of: tool, to: properties) }
     }
 
     /// A session that continues `transcript`.

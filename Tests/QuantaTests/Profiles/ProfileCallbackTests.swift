@@ -52,6 +52,12 @@ import Testing
         #expect(model.log.requests.last?.instructionsText == "Answer in depth for travellers.")
     }
 
+    @Test func aFixedToolSeesTheSessionProperties() async throws {
+        let session = LanguageModelSession(model: ScriptedModel(callsTools: true), tools: [Lookup(flips: true)])
+        _ = try await session.respond(to: "Hi")
+        #expect(session.properties.isExpert)
+    }
+
     @Test func aThrowingCallbackFailsTheRequestUnderTheProfilePolicy() async throws {
         struct Refused: Error {}
         let model = ScriptedModel()

@@ -49,6 +49,27 @@ import Testing
         #expect(model.log.requests[1].enabledToolDefinitions.map(\.name) == [Lookup().name])
     }
 
+    @Test func forEachOptionalsAndModifiersResolve() async throws {
+        let model = ScriptedModel()
+        let session = LanguageModelSession(profile: LanguageModelSession.Profile {
+            HouseRules(rules: [.init(id: 1, text: "No spoilers."), .init(id: 2, text: "Cite sources.")])
+        }.modifier(Cautious()).model(model))
+        _ = try await session.respond(to: "Hi")
+        session.properties.isExpert = true
+        _ = try await session.respond(to: "Hi")
+
+        let rules = Instructions {
+            "No spoilers."
+            "Cite sources."
+        }
+        let reference = ScriptedModel()
+        _ = try await LanguageModelSession(model: reference, dynamicInstructions: rules).respond(to: "Hi")
+        #expect(model.log.requests[0].instructionsText == reference.log.requests[0].instructionsText)
+        #expect(model.log.requests[1].instructionsText?.hasSuffix("Experts present.") == true)
+        // The modifier's setting applies around its content.
+        #expect(model.log.requests.allSatisfy { $0.generationOptions.temperature == 0 })
+    }
+
     @Test func optionOverridesFillWhatTheRequestLeftNil() async throws {
         let model = ScriptedModel()
         let session = LanguageModelSession(profile: LanguageModelSession.Profile { Lookup() }
@@ -124,5 +145,29 @@ struct ModelSwitch: LanguageModelSession.DynamicProfile {
         } else {
             Profile { Instructions("Briefly.") }.model(small)
         }
+    }
+}
+
+/// Numbered rules, plus a line for experts when the session has them.
+struct HouseRules: DynamicInstructions {
+    struct Rule: Identifiable {
+        let id: Int
+        let text: String
+    }
+    let rules: [Rule]
+    @SessionProperty(\.isExpert) var isExpert
+
+    var body: some DynamicInstructions {
+        ForEach(rules) { rule in Instructions(rule.text) }
+        if isExpert {
+            Instructions("Experts present.")
+        }
+    }
+}
+
+/// Makes whatever it modifies deterministic.
+struct Cautious: LanguageModelSession.DynamicProfileModifier {
+    func body(content: Content) -> some DynamicProfile {
+        content.temperature(0)
     }
 }
