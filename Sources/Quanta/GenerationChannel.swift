@@ -28,32 +28,13 @@ public final class LanguageModelExecutorGenerationChannel: AsyncSequence, Sendab
     /// Iterates the events in the order they were sent (one reader).
     public func makeAsyncIterator() -> AsyncStream<Event>.Iterator { stream.makeAsyncIterator() }
 
-    /// Token counts an executor reports (Apple's channel usage types).
+    /// Token counts an executor reports. Apple declares separate channel and session count
+    /// types with the same fields; here they are one type under both names.
     public struct Usage: Sendable, Equatable {
-        /// Prompt tokens.
-        public struct Input: Sendable, Equatable, Hashable {
-            /// Tokens of the rendered prompt, cached ones included.
-            public var totalTokenCount: Int
-            /// Leading prompt tokens that were already cached.
-            public var cachedTokenCount: Int
-            /// Counts of input tokens.
-            public init(totalTokenCount: Int, cachedTokenCount: Int) {
-                self.totalTokenCount = totalTokenCount
-                self.cachedTokenCount = cachedTokenCount
-            }
-        }
-        /// Generated tokens.
-        public struct Output: Sendable, Equatable, Hashable {
-            /// Every generated token.
-            public var totalTokenCount: Int
-            /// The part spent thinking.
-            public var reasoningTokenCount: Int
-            /// Counts of output tokens.
-            public init(totalTokenCount: Int, reasoningTokenCount: Int) {
-                self.totalTokenCount = totalTokenCount
-                self.reasoningTokenCount = reasoningTokenCount
-            }
-        }
+        /// Prompt tokens (the session's type).
+        public typealias Input = LanguageModelSession.Usage.Input
+        /// Generated tokens (the session's type).
+        public typealias Output = LanguageModelSession.Usage.Output
         /// Prompt tokens.
         public var input: Input
         /// Generated tokens.

@@ -67,10 +67,9 @@ struct ResponseCollector {
         if reasoning { output.reasoningTokenCount += tokens }
     }
 
-    private mutating func report(_ i: LanguageModelExecutorGenerationChannel.Usage.Input,
-                                 _ o: LanguageModelExecutorGenerationChannel.Usage.Output) {
-        input = .init(totalTokenCount: i.totalTokenCount, cachedTokenCount: i.cachedTokenCount)
-        output = .init(totalTokenCount: o.totalTokenCount, reasoningTokenCount: o.reasoningTokenCount)
+    private mutating func report(_ i: LanguageModelSession.Usage.Input, _ o: LanguageModelSession.Usage.Output) {
+        input = i
+        output = o
     }
 
     /// The reasoning entry (if the model thought) and the tool-calls entry (if it called tools).

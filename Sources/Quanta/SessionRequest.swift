@@ -25,7 +25,7 @@ extension LanguageModelSession {
             throw LanguageModelError.unsupportedCapability(.init(capability: capability, debugDescription: why))
         }
         if p.contextOptions.reasoningLevel != nil {
-            try need(.reasoning, "the model cannot reason, so it cannot take a reasoning level")
+            try need(.reasoning, "the model does not support reasoning, so it cannot take a reasoning level")
         }
         if p.shape.schema != nil { try need(.guidedGeneration, "the model does not support guided generation") }
         if !profile.tools.isEmpty && p.options.toolCallingMode?.kind != .disallowed {

@@ -202,6 +202,11 @@ final class TravelPlanner {
         log.append("history \(session.transcript.history.count)")
     }
 
+    func rate(_ good: Bool) -> Data {
+        session.logFeedbackAttachment(sentiment: good ? .positive : .negative,
+                                      issues: good ? [] : [LanguageModelFeedback.Issue(category: .incorrect, explanation: "wrong city")])
+    }
+
     func observe() {
         withObservationTracking {
             _ = session.isResponding

@@ -53,3 +53,17 @@ import Quanta
         #expect(errors[0].localizedDescription.contains("9 > 8"))
     }
 }
+
+@MainActor struct FeedbackTests {
+    /// A feedback record is JSON holding the sentiment, the issues and the transcript.
+    @Test func feedbackAttachmentIsJSON() throws {
+        let session = LanguageModelSession(model: CannedModel(), instructions: "Be brief.")
+        let data = session.logFeedbackAttachment(sentiment: .negative, issues: [.init(category: .tooVerbose, explanation: "long")],
+                                                 desiredResponseText: "Short.")
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["sentiment"] as? String == "negative")
+        #expect((object["issues"] as? [[String: String]])?.first?["category"] == "tooVerbose")
+        #expect((object["transcript"] as? [Any])?.count == 1)
+        #expect(String(decoding: data, as: UTF8.self).contains("Short."))
+    }
+}
