@@ -89,6 +89,6 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "Templates", "GGUF"], path: "Tests/QuantaTests"),
-        .testTarget(name: "CLITests", path: "Tests/CLITests"),
+        .testTarget(name: "CLITests", dependencies: ["GGUF"], path: "Tests/CLITests"),
     ]
 )
