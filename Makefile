@@ -53,8 +53,9 @@ consumer-check: deps
 # Fuzzing compiles each target's module sources straight into one libFuzzer binary with swiftc
 # (SwiftPM would need unsafeFlags for -sanitize=fuzzer). AddressSanitizer is on, so an unsafe
 # pointer read outside its buffer is a finding too. Each target runs FUZZ_SECONDS from the seeds
-# plus the corpus earlier runs grew; an input taking over 10 s counts as a hang. A crash or hang stops make with libFuzzer's report and the input
-# under .build/fuzz/findings.
+# in Fuzz/corpus plus the corpus earlier runs grew, with Fuzz/TARGET.dict when present; an input
+# taking over 10 s counts as a hang. A crash or hang stops make with libFuzzer's report and the
+# input under .build/fuzz/findings.
 SWIFTC ?= swiftc
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := .build/fuzz
@@ -73,7 +74,8 @@ fuzz: models
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
 	  echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
-	  if ! $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/findings/$$t- \
+	  dict=""; if [ -f Fuzz/$$t.dict ]; then dict="-dict=Fuzz/$$t.dict"; fi; \
+	  if ! $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 $$dict -artifact_prefix=$(FUZZ_DIR)/findings/$$t- \
 	      $(FUZZ_DIR)/corpus/$$t Fuzz/corpus/$$t > $(FUZZ_DIR)/$$t.log 2>&1; then \
 	    tail -n 60 $(FUZZ_DIR)/$$t.log; echo "fuzz $$t: FOUND A CRASH (log $(FUZZ_DIR)/$$t.log)" >&2; exit 1; \
 	  fi; \
