@@ -98,7 +98,7 @@ public final class KVCache: @unchecked Sendable {
         let (all, o3) = layerBytes.multipliedReportingOverflow(by: 2 * layers)
         regionBytes = o1 || o2 || o3 ? Int.max : all
         // PROT_NONE + MAP_NORESERVE takes address space only: no memory is charged until pages
-        // are made writable in `commit`.
+        // are made writable in `reserve(upTo:)`.
         if regionBytes != Int.max,
            let base = mmap(nil, regionBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
            base != MAP_FAILED {
@@ -114,9 +114,6 @@ public final class KVCache: @unchecked Sendable {
 
     /// Bytes of memory the cache holds (committed positions of every layer, keys and values).
     public var memoryBytes: Int { 2 * layers * committedBytes(committed) }
-
-    /// Bytes a whole context of `capacity` positions would hold.
-    public var contextBytes: Int { regionBytes }
 
     /// Makes positions `0..<positions` writable in every layer, committing memory if needed, or
     /// throws when the context cannot be reserved or the machine lacks the memory. Cheap when
