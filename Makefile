@@ -2,6 +2,8 @@
 #   make bench   system packages + default model, release build, run the benchmark
 #   make test    system packages + all models, the whole test suite on a release build
 # Both are idempotent: a second run installs and downloads nothing.
+#   make fuzz    libFuzzer targets (GGUF reader, templates, tokenizers, CLI arguments), each run
+#                FUZZ_SECONDS; seeds in Fuzz/corpus, findings under .build/fuzz
 
 APT_PACKAGES := libopenblas-dev libomp-dev
 SWIFT ?= swift
@@ -10,7 +12,7 @@ SWIFT ?= swift
 RELEASE := -c release
 TEST_FLAGS := $(RELEASE) -Xswiftc -enable-testing
 
-.PHONY: all bench test deps models models-default build consumer-check clean
+.PHONY: all bench test deps models models-default build consumer-check clean fuzz
 
 all: build
 
@@ -47,6 +49,38 @@ models-default:
 # Proves another package can depend on Quanta by version (no unsafeFlags anywhere).
 consumer-check: deps
 	.ci/consumer-check
+
+# Fuzzing compiles each target's module sources straight into one libFuzzer binary with swiftc
+# (SwiftPM would need unsafeFlags for -sanitize=fuzzer). AddressSanitizer is on, so an unsafe
+# pointer read outside its buffer is a finding too. Each target runs FUZZ_SECONDS from the seeds
+# in Fuzz/corpus plus the corpus earlier runs grew, with Fuzz/TARGET.dict when present; an input
+# taking over 10 s counts as a hang. A crash or hang stops make with libFuzzer's report and the
+# input under .build/fuzz/findings.
+SWIFTC ?= swiftc
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := .build/fuzz
+FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld
+FUZZ_TARGETS := gguf templates tokenizers cli
+
+fuzz: models
+	@mkdir -p $(FUZZ_DIR)/modules $(FUZZ_DIR)/findings
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name FuzzGGUF Sources/GGUF/*.swift Fuzz/GGUFReader.swift -o $(FUZZ_DIR)/gguf
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name FuzzTemplates Sources/Templates/*.swift Fuzz/Templates.swift -o $(FUZZ_DIR)/templates
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name GGUF -emit-module -emit-module-path $(FUZZ_DIR)/modules/GGUF.swiftmodule \
+	  -emit-library -static -o $(FUZZ_DIR)/modules/libGGUF.a Sources/GGUF/*.swift
+	$(SWIFTC) $(FUZZ_FLAGS) -I $(FUZZ_DIR)/modules -L $(FUZZ_DIR)/modules -lGGUF -module-name FuzzTokenizers \
+	  Sources/Tokenizers/*.swift Fuzz/Tokenizers.swift -o $(FUZZ_DIR)/tokenizers
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name FuzzCLI Sources/quanta/Arguments.swift Fuzz/CLIArguments.swift -o $(FUZZ_DIR)/cli
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+	  echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+	  dict=""; if [ -f Fuzz/$$t.dict ]; then dict="-dict=Fuzz/$$t.dict"; fi; \
+	  if ! $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 $$dict -artifact_prefix=$(FUZZ_DIR)/findings/$$t- \
+	      $(FUZZ_DIR)/corpus/$$t Fuzz/corpus/$$t > $(FUZZ_DIR)/$$t.log 2>&1; then \
+	    tail -n 60 $(FUZZ_DIR)/$$t.log; echo "fuzz $$t: FOUND A CRASH (log $(FUZZ_DIR)/$$t.log)" >&2; exit 1; \
+	  fi; \
+	  grep -E "^#[0-9]+[[:space:]]+DONE" $(FUZZ_DIR)/$$t.log; \
+	done
 
 clean:
 	rm -rf .build

@@ -94,7 +94,7 @@ let package = Package(
             // jinja2 reference renderings, read from the source tree via #filePath.
             exclude: ["Tools/Fixtures"]
         ),
-        .testTarget(name: "CLITests", path: "Tests/CLITests"),
+        .testTarget(name: "CLITests", dependencies: ["GGUF"], path: "Tests/CLITests"),
         // An FM27 app file that must compile unchanged but for its import.
         .testTarget(name: "FM27CompatTests", dependencies: ["Quanta"], path: "Tests/FM27CompatTests"),
     ]

@@ -10,7 +10,7 @@ struct ByteReader {
     var remaining: Int { bytes.count - offset }
 
     mutating func need(_ n: Int) throws(GGUFError) {
-        guard n >= 0, n <= remaining else { throw .truncated(offset: offset, needed: n) }
+        guard n >= 0, n <= remaining else { throw .truncated(offset: offset, needed: n, fileSize: bytes.count) }
     }
 
     mutating func read<T: FixedWidthInteger>(_: T.Type) throws(GGUFError) -> T {
@@ -23,13 +23,24 @@ struct ByteReader {
     mutating func readFloat() throws(GGUFError) -> Float { Float(bitPattern: try read(UInt32.self)) }
     mutating func readDouble() throws(GGUFError) -> Double { Double(bitPattern: try read(UInt64.self)) }
 
+    /// Items a count may announce and still be taken for a file that ends early rather than a
+    /// corrupt count: 2^40 bytes of items is more than any model, and a random u64 is far larger.
+    static let plausibleItemBytes: UInt64 = 1 << 40
+
     /// A count that precedes `minElementBytes`-sized items: rejected before anything is
-    /// allocated if that many items could not fit in the rest of the file.
+    /// allocated if that many items could not fit in the rest of the file. A count that would fit
+    /// in a plausible file is reported as the file ending early (a download cut short), anything
+    /// larger as an implausible count (corruption).
     mutating func readCount(_ what: String, minElementBytes: Int) throws(GGUFError) -> Int {
         let at = offset
         let n = try read(UInt64.self)
-        guard n <= UInt64(remaining / max(minElementBytes, 1)) else {
-            throw .implausibleCount(what: what, value: n, offset: at)
+        let size = UInt64(max(minElementBytes, 1))
+        guard n <= UInt64(remaining) / size else {
+            let (itemBytes, overflow) = n.multipliedReportingOverflow(by: size)
+            guard !overflow, itemBytes <= Self.plausibleItemBytes else {
+                throw .implausibleCount(what: what, value: n, offset: at)
+            }
+            throw .truncated(offset: offset, needed: Int(itemBytes), fileSize: bytes.count)
         }
         return Int(n)
     }

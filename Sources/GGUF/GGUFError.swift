@@ -3,8 +3,9 @@
 public enum GGUFError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The path could not be opened or mapped (missing, a directory, unreadable).
     case cannotOpen(path: String, reason: String)
-    /// The file ends before a value that starts at `offset` and needs `needed` bytes.
-    case truncated(offset: Int, needed: Int)
+    /// The file (`fileSize` bytes) ends before a value that starts at `offset` and needs at least
+    /// `needed` bytes: typically a download or copy cut short.
+    case truncated(offset: Int, needed: Int, fileSize: Int)
     /// The first four bytes are not "GGUF".
     case badMagic(found: UInt32)
     /// A version other than 2 or 3.
@@ -41,7 +42,8 @@ public enum GGUFError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason): return "cannot open \(path): \(reason)"
-        case let .truncated(offset, needed): return "file truncated: \(needed) bytes needed at offset \(offset)"
+        case let .truncated(offset, needed, size):
+            return "file ends early (truncated): \(needed) bytes needed at offset \(offset), but the file has \(size) bytes"
         case let .badMagic(found): return "not a GGUF file (magic 0x\(String(found, radix: 16)))"
         case let .unsupportedVersion(v): return "unsupported GGUF version \(v) (2 and 3 are supported)"
         case let .implausibleCount(what, value, offset): return "implausible \(what) \(value) at offset \(offset)"
@@ -55,7 +57,10 @@ public enum GGUFError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .rowNotBlockAligned(tensor, n, bs): return "tensor \(tensor): row length \(n) is not a multiple of block size \(bs)"
         case let .misalignedTensor(tensor, offset, a): return "tensor \(tensor): offset \(offset) is not a multiple of alignment \(a)"
         case let .tensorOutOfBounds(tensor, start, length, size):
-            return "tensor \(tensor): data [\(start), +\(length)) runs past the end of the file (\(size) bytes)"
+            // A range a real file could reach means the file was cut short; a wild one, corruption.
+            let cutShort = start.addingReportingOverflow(length).partialValue <= 1 << 40 && start < 1 << 40
+            return (cutShort ? "file ends early (truncated): " : "")
+                + "tensor \(tensor): data [\(start), +\(length)) runs past the end of the file (\(size) bytes)"
         case let .missingKey(key): return "missing metadata key \(key)"
         case let .typeMismatch(key, expected, found): return "metadata key \(key): expected \(expected), found \(found)"
         case let .missingTensor(name): return "missing tensor \(name)"

@@ -131,7 +131,7 @@ public final class GGUFFile: @unchecked Sendable {
         r.align(to: alignment)
         dataOffset = r.offset
         // The data section may be empty only when there are no tensors.
-        guard dataOffset <= bytes.count else { throw .truncated(offset: bytes.count, needed: dataOffset - bytes.count) }
+        guard dataOffset <= bytes.count else { throw .truncated(offset: bytes.count, needed: dataOffset - bytes.count, fileSize: bytes.count) }
 
         let dataStart = dataOffset, fileSize = bytes.count
         let available = UInt64(fileSize - dataStart)

@@ -16,16 +16,20 @@ public final class MappedFile: @unchecked Sendable {
 
     public init(path: String) throws(GGUFError) {
         self.path = path
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        // Checked before opening: open(2) on a named pipe blocks until a writer appears, and a
+        // device or socket is no model either. O_NONBLOCK covers a path swapped in between.
         var st = stat()
+        guard stat(path, &st) == 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        if let kind = Self.nonRegularKind(st.st_mode) { throw .cannotOpen(path: path, reason: "not a regular file (\(kind))") }
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         guard fstat(fd, &st) == 0 else {
             defer { close(fd) }
             throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
+        if let kind = Self.nonRegularKind(st.st_mode) {
             close(fd)
-            throw .cannotOpen(path: path, reason: "not a regular file")
+            throw .cannotOpen(path: path, reason: "not a regular file (\(kind))")
         }
         let size = Int(st.st_size)
         if size == 0 {
@@ -39,6 +43,18 @@ public final class MappedFile: @unchecked Sendable {
         }
         bytes = UnsafeRawBufferPointer(start: base, count: size)
         descriptor = fd
+    }
+
+    /// What a non-regular file is, for the error message; nil for a regular file.
+    private static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a named pipe"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a file"
+        }
     }
 
     /// Copies the file's bytes `range` into `destination` with pread, which goes through the page

@@ -13,6 +13,9 @@ import Synchronization
 /// fails or is cancelled leaves the transcript as it was (or, with
 /// `transcriptErrorHandlingPolicy = .preserveTranscript`, keeps what was produced) and
 /// `isResponding` false. Observable: `transcript`, `isResponding` and `usage` notify observers.
+///
+/// A session made from a `DynamicProfile` (or `DynamicInstructions`) resolves it at the start
+/// of every request: see `init(profile:history:)`.
 public final class LanguageModelSession: Sendable {
     /// A rewrite of the transcript applied to each request before rendering (for example,
     /// dropping old turns to fit the context). It changes what is sent, not `transcript`; note
@@ -33,22 +36,36 @@ public final class LanguageModelSession: Sendable {
     let state: Mutex<State>
     let registrar = ObservationRegistrar()
     let tools: [any Tool]
-    let capabilities: LanguageModelCapabilities
     let historyTransform: HistoryTransform?
-    /// Runs one request on the executor (one executor per session: it holds the KV cache).
-    let execute: @Sendable (LanguageModelExecutorGenerationRequest, LanguageModelExecutorGenerationChannel) async throws -> Void
-    private let warm: @Sendable (Transcript) -> Void
+    /// The model given at creation; nil for a profile session that names its model in the profile.
+    let model: ModelChoice?
+    /// One executor per model the session runs on (each holds that model's KV cache).
+    let executors = ExecutorPool()
+    /// The dynamic profile, re-resolved at every request; nil for a fixed configuration.
+    let profile: ProfileResolver?
     /// Serialises executor runs: a request abandoned by its consumer may still be winding down
     /// when the next one starts; the next one waits for it instead of failing.
     let runs = RunQueue()
 
-    /// A session that continues `transcript`.
-    public init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript) {
+    /// Values attached to the session, read and written by `@SessionProperty`.
+    public let properties = SessionPropertyValues()
+
+    /// The one designated initialiser: every configuration funnels here.
+    init(model: ModelChoice?, tools: [any Tool], transcript: Transcript, historyTransform: HistoryTransform?,
+         profile: ProfileResolver?) {
+        self.model = model
         self.tools = tools
-        capabilities = model.capabilities
-        historyTransform = nil
+        self.historyTransform = historyTransform
+        self.profile = profile
         state = Mutex(State(transcript: transcript))
-        (execute, warm) = Self.bind(model)
+        properties.attach(to: self)
+        // A profile's tools are bound at every resolution; fixed tools once, here.
+        for tool in tools { bindSessionProperties(of: tool, to: properties) }
+    }
+
+    /// A session that continues `transcript`.
+    public convenience init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript) {
+        self.init(model: ModelChoice(model), tools: tools, transcript: transcript, historyTransform: nil, profile: nil)
     }
 
     /// A session with instructions (a system message) and tools.
@@ -69,22 +86,10 @@ public final class LanguageModelSession: Sendable {
     }
 
     /// A session whose requests pass through `historyTransform`. Quanta's addition.
-    public init(model: some LanguageModel, tools: [any Tool] = [], instructions: String?,
-                historyTransform: @escaping HistoryTransform) {
-        self.tools = tools
-        capabilities = model.capabilities
-        self.historyTransform = historyTransform
-        state = Mutex(State(transcript: Self.opening(instructions, tools)))
-        (execute, warm) = Self.bind(model)
-    }
-
-    private static func bind<Model: LanguageModel>(_ model: Model) -> (
-        @Sendable (LanguageModelExecutorGenerationRequest, LanguageModelExecutorGenerationChannel) async throws -> Void,
-        @Sendable (Transcript) -> Void
-    ) {
-        let executor = Result { () throws -> Model.Executor in try Model.Executor(configuration: model.executorConfiguration) }
-        return ({ request, channel in try await executor.get().respond(to: request, model: model, streamingInto: channel) },
-                { transcript in if case let .success(e) = executor { e.prewarm(model: model, transcript: transcript) } })
+    public convenience init(model: some LanguageModel, tools: [any Tool] = [], instructions: String?,
+                            historyTransform: @escaping HistoryTransform) {
+        self.init(model: ModelChoice(model), tools: tools, transcript: Self.opening(instructions, tools),
+                  historyTransform: historyTransform, profile: nil)
     }
 
     /// The opening instructions entry: the system text and the tools' definitions.
@@ -144,9 +149,11 @@ public final class LanguageModelSession: Sendable {
     /// Starts computing the instructions (and `promptPrefix`, the expected start of the next
     /// prompt) into the KV cache now, so the next request reports them as cached. Returns at once.
     public func prewarm(promptPrefix: Prompt? = nil) {
-        var transcript = self.transcript
+        let resolved = resolveProfile()
+        guard let model = resolved.model ?? model else { return }
+        var transcript = resolved.opening(self.transcript)
         if let promptPrefix { transcript.append(.prompt(.init(segments: [.text(promptPrefix.text)]))) }
-        warm(transcript)
+        executors.runner(for: model).warm(transcript)
     }
 
     /// Sets `isResponding` (observers are told).

@@ -3,9 +3,10 @@
 extension LanguageModelSession {
     /// Checks, marks the session busy and runs the request to the end.
     func respondCore<Content>(_ p: RequestParameters<Content>) async throws -> Response<Content> {
-        try validate(p)
+        let (p, profile) = applyingProfile(p)
+        try validate(p, profile)
         let (base, request, edits) = try begin()
-        return try await perform(p, base: base, request: request, edits: edits, onSnapshot: { _ in })
+        return try await perform(p, profile, base: base, request: request, edits: edits, onSnapshot: { _ in })
     }
 
     /// Checks and starts the request now; its snapshots arrive through the returned stream, whose
@@ -17,18 +18,19 @@ extension LanguageModelSession {
         let (stream, continuation) = AsyncThrowingStream<Transfer<Snapshot>, any Swift.Error>.makeStream()
         let finished = Finished()
         let started: (base: Transcript, request: Int, edits: Int)
+        let (p, profile) = applyingProfile(p)
         do {
-            try validate(p)
+            try validate(p, profile)
             started = try begin()
         } catch {
             continuation.finish(throwing: error)
             return ResponseStream(stream, finished: finished)
         }
-        let job = Transfer(p)
+        let job = Transfer((p, profile))
         let task = Task {
             do {
-                let p = job.value
-                let response = try await self.perform(p, base: started.base, request: started.request, edits: started.edits) {
+                let (p, profile) = job.value
+                let response = try await self.perform(p, profile, base: started.base, request: started.request, edits: started.edits) {
                     continuation.yield(Transfer($0))
                 }
                 if let last = p.shape.partial(response.rawContent.jsonStringOrText(p.shape.schema == nil)) {
@@ -47,6 +49,15 @@ extension LanguageModelSession {
             self?.setResponding(false, ifRequest: started.request)
         }
         return ResponseStream(stream, finished: finished)
+    }
+
+    /// The request's profile, and the request with the profile's option overrides applied.
+    private func applyingProfile<Content>(_ p: RequestParameters<Content>) -> (RequestParameters<Content>, ResolvedProfile) {
+        let profile = resolveProfile()
+        var p = p
+        p.options = profile.apply(to: p.options)
+        p.contextOptions = profile.apply(to: p.contextOptions)
+        return (p, profile)
     }
 
     /// `contextOptions` with the FM26 `includeSchemaInPrompt:` argument applied.

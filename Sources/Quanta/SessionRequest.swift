@@ -15,10 +15,11 @@ extension LanguageModelSession {
         let metadata: MetadataValues
     }
 
-    /// Checks the request before any compute, so another executor plugged into the session is
-    /// gated too: options, then capabilities.
-    func validate<Content>(_ p: RequestParameters<Content>) throws {
+    /// Checks the request (with `profile` applied) before any compute, so another executor
+    /// plugged into the session is gated too: options, then the model, then its capabilities.
+    func validate<Content>(_ p: RequestParameters<Content>, _ profile: ResolvedProfile) throws {
         if let reason = p.options.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
+        guard let capabilities = (profile.model ?? model)?.capabilities else { throw NoModelError() }
         func need(_ capability: LanguageModelCapabilities.Capability, _ why: String) throws {
             guard !capabilities.contains(capability) else { return }
             throw LanguageModelError.unsupportedCapability(.init(capability: capability, debugDescription: why))
@@ -27,7 +28,7 @@ extension LanguageModelSession {
             try need(.reasoning, "the model does not support reasoning, so it cannot take a reasoning level")
         }
         if p.shape.schema != nil { try need(.guidedGeneration, "the model does not support guided generation") }
-        if !tools.isEmpty && p.options.toolCallingMode?.kind != .disallowed {
+        if !profile.tools.isEmpty && p.options.toolCallingMode?.kind != .disallowed {
             try need(.toolCalling, "the model does not support tool calling")
         }
     }
@@ -48,15 +49,22 @@ extension LanguageModelSession {
 
     /// Runs the request to the end: generation rounds until the model answers instead of calling
     /// tools. `onSnapshot` sees every intermediate state. Appends to the transcript on success.
-    func perform<Content>(_ p: RequestParameters<Content>, base: Transcript, request: Int, edits: Int,
+    /// `profile` (validated with the request) gives the model, instructions, tools and callbacks.
+    func perform<Content>(_ p: RequestParameters<Content>, _ profile: ResolvedProfile, base: Transcript, request: Int, edits: Int,
                           onSnapshot: (ResponseStream<Content>.Snapshot) -> Void) async throws -> Response<Content> {
-        let promptEntry = Transcript.Entry.prompt(.init(
+        let prompt = Transcript.Prompt(
             metadata: p.metadata, segments: [.text(p.prompt.text)], options: p.options,
-            responseFormat: p.shape.schema.map(Transcript.ResponseFormat.init(schema:)), contextOptions: p.contextOptions))
+            responseFormat: p.shape.schema.map(Transcript.ResponseFormat.init(schema:)), contextOptions: p.contextOptions)
+        let promptEntry = Transcript.Entry.prompt(prompt)
+        // `validate` has checked that there is a model.
+        let runner = executors.runner(for: (profile.model ?? model)!)
+        let tools = profile.tools
         var produced: [Transcript.Entry] = []
         var usage = Usage.zero
         var collector = ResponseCollector()
         do {
+            for action in self.profile?.transition(to: profile) ?? [] { await action() }
+            for action in profile.onPrompt { try await action(prompt) }
             for round in 0..<Self.maximumToolRounds {
                 var options = p.options
                 // `.required` forces the first generation to be a call; afterwards the model may answer.
@@ -64,7 +72,7 @@ extension LanguageModelSession {
                 if round == Self.maximumToolRounds - 1 { options.toolCallingMode = .disallowed }
                 let offered = tools.isEmpty || options.toolCallingMode?.kind == .disallowed
                     ? [] : tools.map { Transcript.ToolDefinition(tool: $0) }
-                var sent = base
+                var sent = profile.opening(base)
                 sent.append(promptEntry)
                 sent.append(contentsOf: produced)
                 if let historyTransform { sent = historyTransform(sent) }
@@ -72,7 +80,7 @@ extension LanguageModelSession {
                     id: UUID(), transcript: sent, enabledTools: offered, schema: p.shape.schema, generationOptions: options,
                     contextOptions: p.contextOptions, metadata: p.metadata)
                 collector = ResponseCollector()
-                try await run(executorRequest) { event in
+                try await run(executorRequest, on: runner) { event in
                     collector.apply(event)
                     // One snapshot per generated token, so each shows more usage than the last;
                     // usage reports and held-back text arrive with the next token or the final one.
@@ -81,30 +89,41 @@ extension LanguageModelSession {
                     onSnapshot(snapshot)
                 }
                 usage = usage + collector.usage
-                if let reasoning = collector.reasoningEntry { produced.append(reasoning) }
+                if let reasoning = collector.reasoningEntry {
+                    produced.append(reasoning)
+                    if case let .reasoning(entry) = reasoning { for action in profile.onReasoning { try await action(entry) } }
+                }
                 guard let calls = collector.toolCallsEntry(), case let .toolCalls(list) = calls else { break }
                 produced.append(calls)
-                for call in list { produced.append(.toolOutput(try await output(of: call))) }
+                for call in list {
+                    for action in profile.onToolCall { try await action(call) }
+                    let output = try await output(of: call, tools: tools)
+                    produced.append(.toolOutput(output))
+                    for action in profile.onToolOutput { try await action(call, output) }
+                }
                 collector = ResponseCollector()
             }
             let (content, raw) = try p.shape.complete(collector.content)
             let segment: Transcript.Segment = p.shape.schema.map { .structure(.init(source: $0.name, content: raw)) }
                 ?? .text(collector.content)
-            produced.append(.response(.init(id: collector.responseEntryID, segments: [segment])))
+            let response = Transcript.Response(id: collector.responseEntryID, segments: [segment])
+            produced.append(.response(response))
+            for action in profile.onResponse { try await action(response) }
             let entries = [promptEntry] + produced
             try finish(request: request, edits: edits, entries: entries, usage: usage)
             return Response(content: content, rawContent: raw, transcriptEntries: entries[...], usage: usage)
         } catch {
-            abandon(request: request, keeping: [promptEntry] + produced + [collector.reasoningEntry].compactMap { $0 })
+            abandon(request: request, keeping: [promptEntry] + produced + [collector.reasoningEntry].compactMap { $0 },
+                    policy: profile.transcriptErrorHandlingPolicy)
             throw error
         }
     }
 
     /// Runs one executor request, feeding its events to `onEvent` as they arrive.
-    private func run(_ request: LanguageModelExecutorGenerationRequest,
+    private func run(_ request: LanguageModelExecutorGenerationRequest, on runner: ModelRunner,
                      onEvent: (LanguageModelExecutorGenerationChannel.Event) -> Void) async throws {
         let channel = LanguageModelExecutorGenerationChannel()
-        let execute = self.execute
+        let execute = runner.execute
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [runs] in
                 defer { channel.finish() }
@@ -116,7 +135,7 @@ extension LanguageModelSession {
     }
 
     /// Calls the tool `call` names and returns its output entry.
-    private func output(of call: Transcript.ToolCall) async throws -> Transcript.ToolOutput {
+    private func output(of call: Transcript.ToolCall, tools: [any Tool]) async throws -> Transcript.ToolOutput {
         guard let tool = tools.first(where: { $0.name == call.toolName }) else {
             // Executors only report calls of offered tools; a foreign executor may not.
             return .init(id: call.id, toolName: call.toolName, segments: [.text("error: there is no tool named \(call.toolName)")])
@@ -162,14 +181,15 @@ extension LanguageModelSession {
         if let outcome { throw outcome }
     }
 
-    /// Ends a failed request: frees the session and, under `.preserveTranscript`, keeps `entries`.
-    func abandon(request: Int, keeping entries: [Transcript.Entry]) {
+    /// Ends a failed request: frees the session and, under `.preserveTranscript` (`policy`, else
+    /// the session's), keeps `entries`.
+    func abandon(request: Int, keeping entries: [Transcript.Entry], policy: TranscriptErrorHandlingPolicy?) {
         registrar.withMutation(of: self, keyPath: \.transcript) {
             registrar.withMutation(of: self, keyPath: \.isResponding) {
                 state.withLock { s in
                     guard s.requests == request else { return }
                     s.isResponding = false
-                    if s.policy?.keepsPartialEntries == true { s.transcript.append(contentsOf: entries) }
+                    if (policy ?? s.policy)?.keepsPartialEntries == true { s.transcript.append(contentsOf: entries) }
                 }
             }
         }

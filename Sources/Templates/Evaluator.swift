@@ -101,7 +101,13 @@ final class Renderer {
                 guard case let .namespace(ns) = scope.lookup(object) ?? .undefined("'\(object)' is undefined") else {
                     throw .runtime("cannot assign attribute on non-namespace object", location)
                 }
+                let previous = ns.attributes[attribute]
                 ns.attributes[attribute] = value
+                // Checked after assigning, so a namespace stored into itself (a cycle) is caught.
+                if Value.namespace(ns).nestingDepth(upTo: maxValueDepth) >= maxValueDepth {
+                    ns.attributes[attribute] = previous
+                    throw .limitExceeded("values nested deeper than \(maxValueDepth) levels")
+                }
             }
         case let .assignBlock(name, body):
             scope.variables[name] = .string(try capture(body, in: scope))

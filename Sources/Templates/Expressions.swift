@@ -16,7 +16,7 @@ extension Renderer {
             return scope.lookup(name) ?? .undefined("'\(name)' is undefined")
         case let .list(items):
             var out: [Value] = []
-            for e in items { out.append(try evaluate(e, in: scope)) }
+            for e in items { out.append(try checkedNesting(try evaluate(e, in: scope))) }
             return .list(out)
         case let .dict(pairs, location):
             var d = Dict()
@@ -24,7 +24,7 @@ extension Renderer {
                 guard case let .string(key) = try evaluate(k, in: scope) else {
                     throw .runtime("only string keys are supported in dict literals", location)
                 }
-                d[key] = try evaluate(v, in: scope)
+                d[key] = try checkedNesting(try evaluate(v, in: scope))
             }
             return .dict(d)
         case let .attribute(target, name, location):
@@ -50,7 +50,7 @@ extension Renderer {
             return .bool(result != negated)
         case let .negate(e, location):
             switch try evaluate(e, in: scope) {
-            case let .int(i): return .int(-i)
+            case let .int(i): return try checked(0.subtractingReportingOverflow(i), location)
             case let .bool(b): return .int(b ? -1 : 0)
             case let .double(d): return .double(-d)
             case let .undefined(m): throw .runtime(m, location)
@@ -132,6 +132,14 @@ extension Renderer {
     }
 
     /// Python slicing of lists and strings (strings by code point), negative steps included.
+    /// `value`, if a list or dict holding it stays within `maxValueDepth`.
+    func checkedNesting(_ value: Value) throws(TemplateError) -> Value {
+        guard value.nestingDepth(upTo: maxValueDepth) < maxValueDepth else {
+            throw .limitExceeded("values nested deeper than \(maxValueDepth) levels")
+        }
+        return value
+    }
+
     func slice(_ value: Value, _ start: Value?, _ stop: Value?, _ step: Value?, location: SourceLocation) throws(TemplateError) -> Value {
         func bound(_ v: Value?) throws(TemplateError) -> Int? {
             guard let v, !v.isNone else { return nil }
@@ -152,7 +160,10 @@ extension Renderer {
             var out: [Int] = []
             while step > 0 ? i < end : i > end {
                 out.append(i)
-                i += step
+                // A step past Int's range has left the sequence either way.
+                let (next, overflow) = i.addingReportingOverflow(step)
+                if overflow { break }
+                i = next
             }
             return out
         }
@@ -193,11 +204,13 @@ extension Renderer {
             throw .runtime("can only concatenate \(a.typeName) (not \"\(b.typeName)\") to \(a.typeName)", location)
         case let (.mul, .string(s), n), let (.mul, n, .string(s)):
             guard let count = n.integer else { throw unsupported }
-            guard s.utf8.count * max(count, 0) <= limits.maxOutputBytes else { throw .limitExceeded("string longer than \(limits.maxOutputBytes) bytes") }
+            let (bytes, overflow) = s.utf8.count.multipliedReportingOverflow(by: max(count, 0))
+            guard !overflow, bytes <= limits.maxOutputBytes else { throw .limitExceeded("string longer than \(limits.maxOutputBytes) bytes") }
             return .string(String(repeating: s, count: max(count, 0)))
         case let (.mul, .list(l), n), let (.mul, n, .list(l)):
             guard let count = n.integer else { throw unsupported }
-            guard l.count * max(count, 0) <= limits.maxLoopIterations else { throw .limitExceeded("list longer than \(limits.maxLoopIterations) items") }
+            let (items, overflow) = l.count.multipliedReportingOverflow(by: max(count, 0))
+            guard !overflow, items <= limits.maxLoopIterations else { throw .limitExceeded("list longer than \(limits.maxLoopIterations) items") }
             return .list(Array([[Value]](repeating: l, count: max(count, 0)).joined()))
         case (.mod, .string, _):
             throw .unsupported(construct: "printf-style string formatting with '%'", at: location)
@@ -214,6 +227,8 @@ extension Renderer {
                 return .double(Double(x) / Double(y))
             case .floorDiv, .mod:
                 guard y != 0 else { throw .runtime("integer division or modulo by zero", location) }
+                // Int.min / -1 is the one quotient that does not fit (and Swift traps on its remainder too).
+                if y == -1 { return op == .floorDiv ? try checked(0.subtractingReportingOverflow(x), location) : .int(0) }
                 var q = x / y, r = x % y
                 if r != 0 && ((r < 0) != (y < 0)) { q -= 1; r += y }
                 return .int(op == .floorDiv ? q : r)
@@ -225,7 +240,7 @@ extension Renderer {
                         if o { throw .runtime("integer overflow", location) }
                         result = p
                     }
-                    if y > 64 && abs(x) > 1 { throw .runtime("integer overflow", location) }
+                    if y > 64 && x.magnitude > 1 { throw .runtime("integer overflow", location) }
                     return .int(y > 64 ? (x == -1 && y % 2 == 1 ? -1 : (x == 0 ? 0 : 1)) : result)
                 }
                 return .double(pow(Double(x), Double(y)))

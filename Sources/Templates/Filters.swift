@@ -40,7 +40,7 @@ extension Renderer {
             let indent = arg("indent", 0)?.integer
             let sortKeys = arg("sort_keys", 3)?.truthy ?? false
             do {
-                return .string(try jsonDumps(value, indent: indent, sortKeys: sortKeys))
+                return .string(try jsonDumps(value, indent: indent, sortKeys: sortKeys, maxBytes: limits.maxOutputBytes))
             } catch let TemplateError.runtime(message, _) {
                 throw .runtime(message, location)
             }
@@ -115,7 +115,9 @@ extension Renderer {
             return fallback
         case "abs":
             switch value {
-            case let .int(i): return .int(abs(i))
+            case let .int(i):
+                guard i != .min else { throw .runtime("integer overflow", location) }
+                return .int(abs(i))
             case let .double(d): return .double(abs(d))
             case let .bool(b): return .int(b ? 1 : 0)
             default: throw .runtime("bad operand type for abs(): '\(value.typeName)'", location)
@@ -135,8 +137,11 @@ extension Renderer {
             return .double(rounded / scale)
         case "indent":
             let width = arg("width", 0)
+            let spaces = width?.integer ?? 4
+            guard spaces <= limits.maxOutputBytes else { throw .limitExceeded("indent wider than \(limits.maxOutputBytes) bytes") }
+            // As Python's " " * n, a negative width is no indent.
             let pad = width.flatMap { v -> String? in if case let .string(s) = v { return s } else { return nil } }
-                ?? String(repeating: " ", count: width?.integer ?? 4)
+                ?? String(repeating: " ", count: max(0, spaces))
             let first = arg("first", 1)?.truthy ?? false
             let blank = arg("blank", 2)?.truthy ?? false
             var lines = value.str.components(separatedByNewline: ())

@@ -5,13 +5,17 @@
 
 /// Python's json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sortKeys).
 /// Without indent the separators are ", " and ": "; with indent, "," and ": " plus newlines.
-func jsonDumps(_ value: Value, indent: Int?, sortKeys: Bool = false) throws(TemplateError) -> String {
+/// An indent whose padding alone would pass `maxBytes` is a limit error, not an allocation.
+func jsonDumps(_ value: Value, indent: Int?, sortKeys: Bool = false, maxBytes: Int = RenderLimits().maxOutputBytes) throws(TemplateError) -> String {
     var out = ""
-    try jsonWrite(value, into: &out, indent: indent, level: 0, sortKeys: sortKeys)
+    // As Python's " " * n, a negative indent is newlines without padding.
+    let indent = indent.map { max(0, $0) }
+    if let indent, indent > maxBytes { throw .limitExceeded("tojson indent wider than \(maxBytes) bytes") }
+    try jsonWrite(value, into: &out, indent: indent, level: 0, sortKeys: sortKeys, maxBytes: maxBytes)
     return out
 }
 
-private func jsonWrite(_ value: Value, into out: inout String, indent: Int?, level: Int, sortKeys: Bool) throws(TemplateError) {
+private func jsonWrite(_ value: Value, into out: inout String, indent: Int?, level: Int, sortKeys: Bool, maxBytes: Int) throws(TemplateError) {
     switch value {
     case .none: out += "null"
     case let .bool(b): out += b ? "true" : "false"
@@ -25,10 +29,10 @@ private func jsonWrite(_ value: Value, into out: inout String, indent: Int?, lev
         out += "["
         for (i, item) in items.enumerated() {
             if i > 0 { out += indent == nil ? ", " : "," }
-            jsonNewline(&out, indent: indent, level: level + 1)
-            try jsonWrite(item, into: &out, indent: indent, level: level + 1, sortKeys: sortKeys)
+            try jsonNewline(&out, indent: indent, level: level + 1, maxBytes: maxBytes)
+            try jsonWrite(item, into: &out, indent: indent, level: level + 1, sortKeys: sortKeys, maxBytes: maxBytes)
         }
-        jsonNewline(&out, indent: indent, level: level)
+        try jsonNewline(&out, indent: indent, level: level, maxBytes: maxBytes)
         out += "]"
     case let .dict(dict):
         if dict.count == 0 { out += "{}"; return }
@@ -37,12 +41,12 @@ private func jsonWrite(_ value: Value, into out: inout String, indent: Int?, lev
         out += "{"
         for (i, (key, item)) in pairs.enumerated() {
             if i > 0 { out += indent == nil ? ", " : "," }
-            jsonNewline(&out, indent: indent, level: level + 1)
+            try jsonNewline(&out, indent: indent, level: level + 1, maxBytes: maxBytes)
             jsonWriteString(key, into: &out)
             out += ": "
-            try jsonWrite(item, into: &out, indent: indent, level: level + 1, sortKeys: sortKeys)
+            try jsonWrite(item, into: &out, indent: indent, level: level + 1, sortKeys: sortKeys, maxBytes: maxBytes)
         }
-        jsonNewline(&out, indent: indent, level: level)
+        try jsonNewline(&out, indent: indent, level: level, maxBytes: maxBytes)
         out += "}"
     case .undefined:
         throw .runtime("Object of type Undefined is not JSON serializable", nil)
@@ -51,9 +55,11 @@ private func jsonWrite(_ value: Value, into out: inout String, indent: Int?, lev
     }
 }
 
-private func jsonNewline(_ out: inout String, indent: Int?, level: Int) {
+private func jsonNewline(_ out: inout String, indent: Int?, level: Int, maxBytes: Int) throws(TemplateError) {
     guard let indent else { return }
-    out += "\n" + String(repeating: " ", count: indent * level)
+    let (padding, overflow) = indent.multipliedReportingOverflow(by: level)
+    guard !overflow, out.utf8.count + padding < maxBytes else { throw .limitExceeded("tojson output longer than \(maxBytes) bytes") }
+    out += "\n" + String(repeating: " ", count: padding)
 }
 
 /// A JSON string literal as json.dumps writes it with ensure_ascii=False: only the quote,

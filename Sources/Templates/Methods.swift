@@ -143,7 +143,7 @@ extension Renderer {
                 attributes = d
             }
             for (k, v) in args.keyword { attributes[k] = v }
-            return name == "dict" ? .dict(attributes) : .namespace(Namespace(attributes))
+            return try checkedNesting(name == "dict" ? .dict(attributes) : .namespace(Namespace(attributes)))
         case "range":
             let numbers = args.positional.compactMap(\.integer)
             guard numbers.count == args.positional.count, (1...3).contains(numbers.count) else {
@@ -153,9 +153,11 @@ extension Renderer {
             let stop = numbers.count == 1 ? numbers[0] : numbers[1]
             let step = numbers.count == 3 ? numbers[2] : 1
             guard step != 0 else { throw .runtime("range() arg 3 must not be zero", location) }
-            let count = step > 0 ? max(0, (stop - start + step - 1) / step) : max(0, (start - stop - step - 1) / -step)
-            guard count <= limits.maxLoopIterations else { throw .limitExceeded("range of \(count) items") }
-            return .list((0..<count).map { .int(start + $0 * step) })
+            // In 128 bits: the span of two Ints, and each item before it is known to fit, can overflow 64.
+            let (a, b, s) = (Int128(start), Int128(stop), Int128(step))
+            let count = step > 0 ? max(0, (b - a + s - 1) / s) : max(0, (a - b - s - 1) / -s)
+            guard count <= Int128(limits.maxLoopIterations) else { throw .limitExceeded("range of \(count) items") }
+            return .list((0..<Int(count)).map { .int(Int(a + Int128($0) * s)) })
         default:
             throw .unsupported(construct: "function '\(name)'", at: location)
         }

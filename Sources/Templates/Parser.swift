@@ -9,8 +9,23 @@ struct Parser {
     private var definedMacros: Set<String> = []
     private var calledNames: [(String, SourceLocation)] = []
     private var loopDepth = 0
+    /// Current nesting: open blocks, sub-expressions and operands folded into a chain.
+    private var depth = 0
+
+    /// Deepest nesting accepted. Each level is a level of recursion here, in the renderer and
+    /// when the AST is released, so without a bound a template nested a few thousand levels deep
+    /// overflows the stack. Real chat templates stay below 20.
+    static let maxNesting = 256
 
     init(tokens: [Token]) { self.tokens = tokens }
+
+    /// Enters one level of nesting; the caller leaves it with `depth -= 1` (usually in a defer).
+    private mutating func descend() throws(TemplateError) {
+        depth += 1
+        guard depth <= Self.maxNesting else {
+            throw .limitExceeded("template nested deeper than \(Self.maxNesting) levels at \(current.location)")
+        }
+    }
 
     /// Parses a whole template and validates every called function name.
     mutating func parseTemplate() throws(TemplateError) -> [Node] {
@@ -78,6 +93,8 @@ struct Parser {
     /// Parses nodes until a `{% keyword` with keyword in `terminators`; consumes the `{%` and the
     /// keyword and returns it (nil at end of template).
     private mutating func parseNodes(until terminators: Set<String>) throws(TemplateError) -> ([Node], String?) {
+        try descend()
+        defer { depth -= 1 }
         var nodes: [Node] = []
         while true {
             let token = current
@@ -278,6 +295,8 @@ struct Parser {
     }
 
     mutating func parseExpression() throws(TemplateError) -> Expr {
+        try descend()
+        defer { depth -= 1 }
         let value = try parseOr()
         guard isName("if") else { return value }
         _ = advance()
@@ -292,7 +311,12 @@ struct Parser {
 
     private mutating func parseOr() throws(TemplateError) -> Expr {
         var left = try parseAnd()
+        // Each operand folded in deepens the tree by one level.
+        var folds = 0
+        defer { depth -= folds }
         while isName("or") {
+            try descend()
+            folds += 1
             _ = advance()
             left = .or(left, try parseAnd())
         }
@@ -301,7 +325,11 @@ struct Parser {
 
     private mutating func parseAnd() throws(TemplateError) -> Expr {
         var left = try parseNot()
+        var folds = 0
+        defer { depth -= folds }
         while isName("and") {
+            try descend()
+            folds += 1
             _ = advance()
             left = .and(left, try parseNot())
         }
@@ -311,6 +339,8 @@ struct Parser {
     private mutating func parseNot() throws(TemplateError) -> Expr {
         if isName("not") {
             _ = advance()
+            try descend()
+            defer { depth -= 1 }
             return .not(try parseNot())
         }
         return try parseCompare()
@@ -340,7 +370,11 @@ struct Parser {
 
     private mutating func parseMath1() throws(TemplateError) -> Expr {
         var left = try parseConcat()
+        var folds = 0
+        defer { depth -= folds }
         while isOp("+") || isOp("-") {
+            try descend()
+            folds += 1
             let location = current.location
             let op: BinaryOp = isOp("+") ? .add : .sub
             _ = advance()
@@ -351,7 +385,11 @@ struct Parser {
 
     private mutating func parseConcat() throws(TemplateError) -> Expr {
         var left = try parseMath2()
+        var folds = 0
+        defer { depth -= folds }
         while isOp("~") {
+            try descend()
+            folds += 1
             let location = current.location
             _ = advance()
             left = .binary(.concat, left, try parseMath2(), location)
@@ -361,7 +399,11 @@ struct Parser {
 
     private mutating func parseMath2() throws(TemplateError) -> Expr {
         var left = try parsePow()
+        var folds = 0
+        defer { depth -= folds }
         while true {
+            try descend()
+            folds += 1
             let location = current.location
             let op: BinaryOp
             if isOp("*") { op = .mul } else if isOp("/") { op = .div } else if isOp("//") { op = .floorDiv } else if isOp("%") { op = .mod } else { break }
@@ -373,7 +415,11 @@ struct Parser {
 
     private mutating func parsePow() throws(TemplateError) -> Expr {
         var left = try parseUnary()
+        var folds = 0
+        defer { depth -= folds }
         while isOp("**") {
+            try descend()
+            folds += 1
             let location = current.location
             _ = advance()
             left = .binary(.pow, left, try parseUnary(), location)
@@ -382,6 +428,8 @@ struct Parser {
     }
 
     private mutating func parseUnary(withFilter: Bool = true) throws(TemplateError) -> Expr {
+        try descend()
+        defer { depth -= 1 }
         let location = current.location
         var node: Expr
         if isOp("-") {
@@ -462,7 +510,11 @@ struct Parser {
 
     private mutating func parsePostfix(_ start: Expr) throws(TemplateError) -> Expr {
         var node = start
+        var folds = 0
+        defer { depth -= folds }
         while true {
+            try descend()
+            folds += 1
             let location = current.location
             if isOp(".") {
                 _ = advance()
@@ -547,7 +599,11 @@ struct Parser {
 
     private mutating func parseFilterExpr(_ start: Expr) throws(TemplateError) -> Expr {
         var node = start
+        var folds = 0
+        defer { depth -= folds }
         while true {
+            try descend()
+            folds += 1
             if isOp("|") {
                 _ = advance()
                 let location = current.location

@@ -133,6 +133,33 @@ indirect enum Value {
     }
 }
 
+// MARK: - Nesting
+
+/// Deepest nesting of lists, dicts and namespaces a render may build, the same as JSON input may
+/// bring: printing, comparing, serialising and releasing values recurse once per level, so a
+/// loop wrapping a value in itself 100,000 times would otherwise overflow the stack.
+let maxValueDepth = 512
+
+extension Value {
+    /// Levels of lists, dicts and namespaces in this value (0 for a scalar), counted no further
+    /// than `limit`, so a namespace that contains itself is simply deeper than any limit.
+    func nestingDepth(upTo limit: Int) -> Int {
+        guard limit > 0 else { return 0 }
+        let children: [Value]
+        switch self {
+        case let .list(items): children = items
+        case let .dict(d): children = d.values
+        case let .namespace(ns): children = ns.attributes.values
+        default: return 0
+        }
+        var deepest = 0
+        for child in children where deepest < limit - 1 {
+            deepest = max(deepest, child.nestingDepth(upTo: limit - 1))
+        }
+        return 1 + deepest
+    }
+}
+
 // MARK: - Python str() and repr()
 
 extension Value {

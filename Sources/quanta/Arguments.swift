@@ -6,7 +6,9 @@ struct Arguments {
     private(set) var positional: [String] = []
 
     /// `valued` lists the options that take a value; anything else starting with `-` is a flag.
-    init(_ args: [String], valued: Set<String>, flags known: Set<String>) throws(UsageError) {
+    /// More than `maxPositional` bare arguments is an error (an unquoted `-p Hello world` would
+    /// otherwise lose "world").
+    init(_ args: [String], valued: Set<String>, flags known: Set<String>, maxPositional: Int = 0) throws(UsageError) {
         var rest = args[...]
         while let a = rest.popFirst() {
             if valued.contains(a) {
@@ -17,6 +19,9 @@ struct Arguments {
             } else if a.hasPrefix("-") && a.count > 1 && Double(a) == nil {
                 throw UsageError("unknown option \(a)")
             } else {
+                guard positional.count < maxPositional else {
+                    throw UsageError("unexpected argument \"\(a)\" (quote a value that contains spaces)")
+                }
                 positional.append(a)
             }
         }
@@ -44,7 +49,19 @@ struct Arguments {
     }
 }
 
+/// A command failed before running: bad arguments (`showsUsage`: the usage block follows the
+/// message) or an input that could not be loaded (one line only).
 struct UsageError: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    let showsUsage: Bool
+    init(_ message: String, showsUsage: Bool = true) {
+        self.message = message
+        self.showsUsage = showsUsage
+    }
+
+    /// A file that could not be loaded: one line, naming the path once.
+    static func load(_ path: String, _ error: any Error) -> UsageError {
+        let text = "\(error)"
+        return UsageError(text.contains(path) ? text : "\(path): \(text)", showsUsage: false)
+    }
 }

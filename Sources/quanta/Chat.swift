@@ -45,10 +45,10 @@ func runChat(_ argv: [String]) async -> Int32 {
             model = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: path),
                                                  configuration: .init(contextSize: ctx, threads: threads, weights: mode))
         } catch {
-            throw UsageError("\(path): \(error)")
+            throw .load(path, error)
         }
     } catch {
-        return fail("\(error.message)\n\(chatUsage)")
+        return fail(error.showsUsage ? "\(error.message)\n\(chatUsage)" : error.message)
     }
 
     let session = LanguageModelSession(model: model, instructions: system)
@@ -76,12 +76,17 @@ private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ optio
     var decodeStart: Double?
     var usage: LanguageModelSession.Usage?
     // While a reply streams, Ctrl-C only ends the reply: leaving the loop cancels generation.
-    interrupted = 0
-    signal(SIGINT) { _ in interrupted = 1 }
-    defer { signal(SIGINT, SIG_DFL) }
+    // The library's prefill cannot be cancelled, so until the first snapshot (which arrives when
+    // the prompt has been prefilled) Ctrl-C exits at once.
+    prefillingInLibrary = 1
+    installInterruptHandler()
+    defer {
+        prefillingInLibrary = 0
+        signal(SIGINT, SIG_DFL)
+    }
     for try await snapshot in session.streamResponse(to: prompt, options: options, contextOptions: contextOptions) {
+        prefillingInLibrary = 0
         if interrupted != 0 { break }
-        // The first snapshot arrives when the prompt has been prefilled.
         if decodeStart == nil { decodeStart = monotonicSeconds() }
         let reasoning = snapshot.transcriptEntries.compactMap { entry -> String? in
             guard case let .reasoning(reasoning) = entry else { return nil }

@@ -13,9 +13,6 @@ usage: quanta generate --model PATH --prompt TEXT [-n 64] [--temp 0] [--top-k 40
                        [--kv f16|q8_0|mxfp8_e4m3] [--ids]
 """
 
-/// Set by the SIGINT handler; the decode loop checks it before every token.
-nonisolated(unsafe) var interrupted: sig_atomic_t = 0
-
 /// `quanta generate`: streams a continuation of the prompt (tokenized with add-special and
 /// parse-special on), stopping at an end-of-generation token, after -n tokens, at the end of the
 /// context, or on Ctrl-C. `--ids` prints `{"prompt_ids": [...], "generated_ids": [...]}` instead
@@ -42,7 +39,7 @@ func runGenerate(_ argv: [String]) -> Int32 {
         return generate(loaded, prompt: prompt, maxTokens: maxTokens, sampling: sampling, context: context,
                         threads: threads, kv: kv, idsOnly: args.has("--ids"))
     } catch {
-        return fail("\(error.message)\n\(generateUsage)")
+        return fail(error.showsUsage ? "\(error.message)\n\(generateUsage)" : error.message)
     }
 }
 
@@ -54,14 +51,29 @@ private func generate(_ loaded: LoadedModel, prompt: String, maxTokens: Int, sam
     guard promptIDs.count < context else {
         return fail("the prompt has \(promptIDs.count) tokens but the context holds \(context) (raise --ctx)")
     }
-    signal(SIGINT) { _ in interrupted = 1 }
-    let state = model.makeState(contextSize: context, maxBatch: min(512, context), kvFormat: kv)
+    installInterruptHandler()
+    let batch = min(512, context)
+    let state = model.makeState(contextSize: context, maxBatch: batch, kvFormat: kv)
     state.threads = threads
+    do { try state.cache.reserve(upTo: promptIDs.count) } catch { return fail("\(error)") }
     var sampler = Sampler(sampling)
     for id in promptIDs { sampler.accept(id) }
 
+    // One batch per call, so Ctrl-C is seen within one batch's time, not the whole prompt's.
     let t0 = monotonicSeconds()
-    var logits = model.forward(promptIDs, state: state, logitRows: promptIDs.count - 1..<promptIDs.count)!.copyRow(0)
+    var prefilled = 0
+    var logits: [Float] = []
+    while prefilled < promptIDs.count {
+        if interrupted != 0 {
+            printError("quanta: interrupted during prefill (\(prefilled) of \(promptIDs.count) prompt tokens)\n")
+            return 130
+        }
+        let n = min(batch, promptIDs.count - prefilled)
+        let last = prefilled + n == promptIDs.count
+        let out = model.forward(Array(promptIDs[prefilled..<prefilled + n]), state: state, logitRows: last ? n - 1..<n : 0..<0)
+        if last { logits = out!.copyRow(0) }
+        prefilled += n
+    }
     let prefillSeconds = monotonicSeconds() - t0
 
     var generated: [Int32] = []
@@ -77,6 +89,10 @@ private func generate(_ loaded: LoadedModel, prompt: String, maxTokens: Int, sam
         if !idsOnly { writeOut(detokenizer.append(next)) }
         if state.cache.count >= context { stopReason = "context full"; break }
         if generated.count == maxTokens { break }
+        do { try state.cache.reserve(upTo: state.cache.count + 1) } catch {
+            printError("\n")
+            return fail("\(error)")
+        }
         logits = model.forward([next], state: state, logitRows: 0..<1)!.copyRow(0)
     }
     let decodeSeconds = monotonicSeconds() - t1

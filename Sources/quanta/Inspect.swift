@@ -1,14 +1,23 @@
 import GGUF
 
+let inspectUsage = "usage: quanta inspect PATH [--json]"
+
 /// `quanta inspect PATH [--json]`: header, hyper-parameters, all metadata (long arrays
 /// summarised), the tensor table and totals.
-func runInspect(_ args: [String]) -> Int32 {
-    let json = args.contains("--json")
-    let paths = args.filter { !$0.hasPrefix("--") }
-    guard paths.count == 1 else { return fail("usage: quanta inspect PATH [--json]") }
+func runInspect(_ argv: [String]) -> Int32 {
+    let args: Arguments
+    do { args = try Arguments(argv, valued: [], flags: ["--json", "-h", "--help"], maxPositional: 1) } catch {
+        return fail("\(error.message)\n\(inspectUsage)")
+    }
+    if args.has("-h") || args.has("--help") {
+        print(inspectUsage)
+        return 0
+    }
+    guard let path = args.positional.first else { return fail("PATH is required\n\(inspectUsage)") }
     let file: GGUFFile
-    do { file = try GGUFFile(path: paths[0]) } catch { return fail("\(paths[0]): \(error)") }
-    print(json ? inspectJSON(file, path: paths[0]) : inspectText(file, path: paths[0]), terminator: json ? "\n" : "")
+    do { file = try GGUFFile(path: path) } catch { return fail(UsageError.load(path, error).message) }
+    let json = args.has("--json")
+    print(json ? inspectJSON(file, path: path) : inspectText(file, path: path), terminator: json ? "\n" : "")
     return 0
 }
 

@@ -31,7 +31,7 @@ struct LoadedModel {
             tokenizer = try loadTokenizer(from: file)
             model = try loadModel(file, weights: mode)
         } catch {
-            throw UsageError("\(path): \(error)")
+            throw .load(path, error)
         }
         loadSeconds = monotonicSeconds() - t0
     }

@@ -11,7 +11,7 @@ func runPerplexity(_ argv: [String]) -> Int32 {
     do {
         let args = try Arguments(argv, valued: LoadedModel.valuedOptions.union(["--file", "-f"]), flags: [])
         guard let path = args.string("--file", "-f") else { throw UsageError("--file PATH is required") }
-        guard var bytes = readFile(path) else { throw UsageError("cannot read \(path)") }
+        var bytes = try readInputFile(path)
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         let threads = try threadCount(args)
         let kv = try kvFormat(args)
@@ -29,23 +29,10 @@ func runPerplexity(_ argv: [String]) -> Int32 {
         printError("perplexity: \(result.negativeLogLikelihoods.count) scored tokens in \(oneDecimal(monotonicSeconds() - t0)) s\n")
         return 0
     } catch let error as UsageError {
-        return fail("\(error.message)\n\(perplexityUsage)")
+        return fail(error.showsUsage ? "\(error.message)\n\(perplexityUsage)" : error.message)
     } catch {
         return fail("\(error)")
     }
-}
-
-private func readFile(_ path: String) -> [UInt8]? {
-    guard let f = fopen(path, "rb") else { return nil }
-    defer { fclose(f) }
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, f)
-        if n <= 0 { break }
-        data.append(contentsOf: buffer[0..<n])
-    }
-    return data
 }
 
 private func fourDecimals(_ x: Double) -> String { rounded(x, 4) }

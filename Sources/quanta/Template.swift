@@ -48,12 +48,11 @@ func runTemplate(_ args: [String]) -> Int32 {
             bos = bos ?? token("tokenizer.ggml.bos_token_id")
             eos = eos ?? token("tokenizer.ggml.eos_token_id")
         } catch {
-            return fail("\(modelPath): \(error)")
+            return fail(UsageError.load(modelPath, error).message)
         }
     }
     if let templatePath {
-        guard let text = readFile(templatePath) else { return fail("cannot read \(templatePath)") }
-        source = text
+        do { source = String(decoding: try readInputFile(templatePath), as: UTF8.self) } catch { return fail(error.message) }
     }
 
     do {
@@ -94,19 +93,6 @@ private func readStandardInput() -> String {
     while true {
         let n = read(0, &buffer, buffer.count)
         if n <= 0 { break }
-        bytes.append(contentsOf: buffer[0..<n])
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-private func readFile(_ path: String) -> String? {
-    guard let f = fopen(path, "rb") else { return nil }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, f)
-        if n == 0 { break }
         bytes.append(contentsOf: buffer[0..<n])
     }
     return String(decoding: bytes, as: UTF8.self)

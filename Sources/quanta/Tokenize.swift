@@ -28,7 +28,7 @@ func runTokenize(_ args: [String]) -> Int32 {
     do {
         tokenizer = try loadTokenizer(from: try GGUFFile(path: modelPath))
     } catch {
-        return fail("\(modelPath): \(error)")
+        return fail(UsageError.load(modelPath, error).message)
     }
     let text = String(decoding: readStandardInput(), as: UTF8.self)
     let ids = tokenizer.encode(text, addSpecial: addSpecial, parseSpecial: parseSpecial)

@@ -20,6 +20,7 @@ commands:
                             multi-turn chat, one stdin line per turn, usage per turn
 """
 
+installTruncatedModelHandler()
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
     printError(usage + "\n")

@@ -1,8 +1,11 @@
 import Foundation
 import Testing
 
-/// Runs the release `quanta` executable that `make test` builds alongside the tests.
-func runQuanta(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
+/// Runs the release `quanta` executable that `make test` builds alongside the tests. After
+/// `interruptAfter` seconds it gets SIGINT; after `timeout` seconds it is killed (a hang fails the
+/// test instead of stalling the suite).
+func runQuanta(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+               interruptAfter: Double? = nil, timeout: Double = 300) throws
     -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "\(repositoryRoot)/.build/release/quanta")
@@ -13,6 +16,14 @@ func runQuanta(_ arguments: [String], stdin: String? = nil, environment: [String
     process.standardError = err
     process.standardInput = input
     try process.run()
+    if let interruptAfter {
+        DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { [process] in
+            if process.isRunning { kill(process.processIdentifier, SIGINT) }
+        }
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
@@ -48,7 +59,7 @@ let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(se
         let cut = dir.appendingPathComponent("cut.gguf")
         try model.prefix(2_000_000).write(to: cut)
         let cases: [(String, String)] = [
-            (dir.path, "not a regular file"), (empty.path, "truncated"), (text.path, "not a GGUF file"),
+            (dir.path, "not a regular file (a directory)"), (empty.path, "file ends early"), (text.path, "not a GGUF file"),
             (cut.path, "runs past the end of the file"), (dir.appendingPathComponent("missing").path, "No such file"),
         ]
         for (path, message) in cases {

@@ -245,3 +245,101 @@ struct CannedModel: LanguageModel {
         }
     }
 }
+
+// MARK: - A dynamic profile (FM27)
+
+// With FoundationModels these are one line each (`@SessionPropertyEntry var tripCity: String?`);
+// Quanta cannot ship that macro, so the key and the accessor are written out.
+struct TripCityKey: SessionPropertyKey { static let defaultValue: String? = nil }
+struct PlanningKey: SessionPropertyKey { static let defaultValue = false }
+
+extension SessionPropertyValues {
+    var tripCity: String? {
+        get { self[TripCityKey.self] }
+        set { self[TripCityKey.self] = newValue }
+    }
+    var isPlanning: Bool {
+        get { self[PlanningKey.self] }
+        set { self[PlanningKey.self] = newValue }
+    }
+}
+
+struct TravelContext: DynamicInstructions {
+    @SessionProperty(\.tripCity) var tripCity
+
+    var body: some DynamicInstructions {
+        Instructions {
+            "You are a travel agent."
+            "Keep answers short."
+        }
+        if let tripCity {
+            Instructions("The traveller is going to \(tripCity).")
+        }
+        FindMuseums()
+    }
+}
+
+struct ConciergeProfile: LanguageModelSession.DynamicProfile {
+    @SessionProperty(\.isPlanning) var isPlanning
+
+    var body: some DynamicProfile {
+        if isPlanning {
+            Profile {
+                TravelContext()
+                Instructions("Produce a detailed day plan.")
+            }
+            .temperature(0.3)
+            .maximumResponseTokens(800)
+            .toolCallingMode(.allowed)
+            .onActivate { print("planning started") }
+            .onDeactivate { print("planning finished") }
+        } else {
+            Profile { TravelContext() }
+                .samplingMode(.greedy)
+                .historyTransform { entries in Array(entries.suffix(8)) }
+        }
+    }
+}
+
+struct Logged: LanguageModelSession.DynamicProfileModifier {
+    func body(content: Content) -> some DynamicProfile {
+        content
+            .onPrompt { prompt in print("prompt", prompt.segments.count) }
+            .onReasoning { print("thinking") }
+            .onToolCall { call in print("calling", call.toolName) }
+            .onToolOutput { call, output in print(call.toolName, "returned", output.segments.count) }
+            .onResponse { response in print("answered", response.segments.count) }
+    }
+}
+
+@MainActor
+final class Concierge {
+    @MainActor final class Stats { var activations = 0 }
+
+    let session: LanguageModelSession
+    let stats = Stats()
+
+    init(model: some LanguageModel, history: [Transcript.Entry] = []) {
+        let stats = self.stats
+        session = LanguageModelSession(
+            profile: ConciergeProfile()
+                .modifier(Logged())
+                .onActivate { stats.activations += 1 }
+                .transcriptErrorHandlingPolicy(.preserveTranscript)
+                .model(model),
+            history: history)
+    }
+
+    func plan(city: String) async throws -> String {
+        session.properties.tripCity = city
+        session.properties.isPlanning = true
+        defer { session.properties.isPlanning = false }
+        return try await session.respond(to: "Plan my day.").content
+    }
+
+    var turns: Int { session.properties.history.count }
+
+    static func guide(model: some LanguageModel) -> LanguageModelSession {
+        LanguageModelSession(model: model, dynamicInstructions: TravelContext())
+    }
+}

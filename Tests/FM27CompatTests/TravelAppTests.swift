@@ -29,6 +29,17 @@ import Quanta
         #expect(planner.log.contains("findMuseums({\"city\":\"Paris\"})"))
     }
 
+    /// The profile-based concierge plans through the tool loop: the planning branch activates,
+    /// its history keeps the whole turn, and the session returns to chatting afterwards.
+    @Test func conciergeProfileRunsTheToolLoop() async throws {
+        let concierge = Concierge(model: CannedModel())
+        #expect(try await concierge.plan(city: "Paris") == "Bonjour")
+        #expect(concierge.stats.activations == 1)
+        #expect(concierge.turns == 4)
+        #expect(!concierge.session.properties.isPlanning)
+        #expect(concierge.session.properties.tripCity == "Paris")
+    }
+
     /// Errors read as sentences on Linux too, not "The operation could not be completed".
     @Test func errorsHaveReadableDescriptions() {
         let errors: [any Error] = [

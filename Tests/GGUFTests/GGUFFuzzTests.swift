@@ -97,7 +97,7 @@ func parseAndTouch(_ bytes: [UInt8]) -> Result<Int, GGUFError> {
         bytes = fuzzSeedFile()
         bytes[4] = 1   // version 1
         #expect(throws: GGUFError.unsupportedVersion(1)) { try GGUFFile(contents: bytes) }
-        #expect(throws: GGUFError.truncated(offset: 0, needed: 4)) { try GGUFFile(contents: []) }
+        #expect(throws: GGUFError.truncated(offset: 0, needed: 4, fileSize: 0)) { try GGUFFile(contents: []) }
 
         var w = GGUFWriter()
         w.set("general.alignment", .uint32(3))

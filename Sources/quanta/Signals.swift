@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Set by the SIGINT handler; prefill checks it between batches and decode before every token.
+nonisolated(unsafe) var interrupted: sig_atomic_t = 0
+
+/// Set while `chat` waits for the library to prefill a turn, which it cannot cancel: Ctrl-C then
+/// ends the process at once instead of after the whole prompt.
+nonisolated(unsafe) var prefillingInLibrary: sig_atomic_t = 0
+
+/// Ctrl-C sets `interrupted`; during a library prefill it prints one line and exits 130 (the
+/// shell's code for SIGINT) right away. Only async-signal-safe calls (write, _exit) are made.
+func installInterruptHandler() {
+    interrupted = 0
+    unblock(SIGINT)
+    signal(SIGINT) { _ in
+        interrupted = 1
+        if prefillingInLibrary != 0 {
+            let message: StaticString = "\nquanta: interrupted during prefill\n"
+            _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
+            _exit(130)
+        }
+    }
+}
+
+/// The model is memory-mapped: if the file shrinks while in use (truncated, or replaced in place
+/// by a copy), touching a page past its new end raises SIGBUS. Report that in one line and exit 1
+/// instead of dying with "Bus error". Nothing can be recovered at that point: the fault may be in
+/// any kernel or thread, so the handler only writes and exits.
+func installTruncatedModelHandler() {
+    unblock(SIGBUS)
+    signal(SIGBUS) { _ in
+        let message: StaticString =
+            "quanta: error: the model file ended early while in use (truncated or replaced after loading); reload it\n"
+        _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
+        _exit(1)
+    }
+}
+
+/// A parent's blocked signals are inherited (a process spawned from a libdispatch worker thread
+/// starts with SIGINT blocked, so Ctrl-C sent to it would stay pending forever): a handler is
+/// only useful once the signal is unblocked. Threads started later inherit this mask.
+private func unblock(_ signal: Int32) {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, signal)
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+}
