@@ -50,7 +50,7 @@ let package = Package(
         // MARK: - Executables
         .executableTarget(
             name: "quanta",
-            dependencies: ["GGUF", "Engine", "Tokenizers", "Templates", "Sampling", "Architectures", "Quanta"],
+            dependencies: ["GGUF", "Tokenizers", "Templates", "Quanta"],
             path: "Sources/quanta"
         ),
         .executableTarget(

@@ -22,7 +22,7 @@ extension LocalLanguageModel {
 
     /// Continues `prompt`. The prompt is tokenized as llama.cpp's completion does: BOS added when
     /// the model wants it, special-token text (`<|im_start|>`) parsed into control tokens.
-    /// Sampling uses `sampling` with `seed` (nil = random); `maximumTokens` nil = until the
+    /// Sampling uses `sampling` (nil = the model's) with `seed` (nil = the sampling's seed, else random); `maximumTokens` nil = until the
     /// context is full. Cancelling the consuming task (or ending the iteration) stops between
     /// prefill batches and before every token.
     /// - Throws (from the iteration): `LanguageModelError.contextSizeExceeded` when the prompt
@@ -69,7 +69,7 @@ extension LocalLanguageModel {
         send(.prefilled(promptTokens: promptTokens, seconds: seconds(since: start)))
 
         let options = GenerationOptions(samplingMode: nil, temperature: sampling.temperature)
-        var sampler = Sampler(options.samplingParameters(defaults: sampling, fallbackSeed: seed ?? UInt64.random(in: 0...UInt64.max)))
+        var sampler = Sampler(options.samplingParameters(defaults: sampling, fallbackSeed: seed ?? sampling.seed ?? UInt64.random(in: 0...UInt64.max)))
         for token in promptTokens { sampler.accept(token) }
         let room = contextSize - promptTokens.count
         var generator = TokenGenerator(sequence: sequence, contextSize: contextSize, limit: min(maximumTokens ?? room, room),

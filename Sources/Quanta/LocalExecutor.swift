@@ -101,7 +101,8 @@ extension LocalLanguageModel {
                                   filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings))
             var gate = plan.gate
             var sampler = Sampler(request.generationOptions.samplingParameters(defaults: configuration.sampling,
-                                                                                fallbackSeed: UInt64.random(in: 0...UInt64.max)))
+                                                                                fallbackSeed: configuration.sampling.seed
+                                                                                    ?? UInt64.random(in: 0...UInt64.max)))
             for token in prompt.tokens { sampler.accept(token) }
             var generator = TokenGenerator(sequence: sequence, contextSize: contextSize, limit: limit, sampler: sampler)
             _ = try await generator.run(logits: logits, choose: { logits, remaining, sampler in

@@ -72,10 +72,13 @@ extension LocalLanguageModel {
         public var repetitionPenalty: Double
         /// Tokens the repetition penalty looks back over.
         public var repetitionWindow: Int
+        /// The seed of requests whose sampling mode names none; nil = a random seed per request.
+        public var seed: UInt64?
 
         /// Settings; the defaults are llama.cpp's.
         public init(temperature: Double = 0.8, topK: Int = 40, topP: Double = 0.95, minP: Double = 0.05,
-                    repetitionPenalty: Double = 1.0, repetitionWindow: Int = 64) {
+                    repetitionPenalty: Double = 1.0, repetitionWindow: Int = 64, seed: UInt64? = nil) {
+            self.seed = seed
             self.temperature = temperature
             self.topK = topK
             self.topP = topP

@@ -33,12 +33,20 @@ final class TokenSequence: @unchecked Sendable {
 
     /// Runs `new` after what is cached, a batch at a time, checking for cancellation between
     /// batches. Returns the logits after the last token when asked.
+    /// - Throws: `CancellationError`; `LanguageModelError.contextSizeExceeded` when the machine
+    ///   lacks the memory for the KV cache of the positions (the cache grows as the context fills).
     func append(_ new: [Int32], wantLogits: Bool) throws -> [Float]? {
         var done = 0
         var logits: [Float]?
         while done < new.count {
             try Task.checkCancellation()
             let batch = Array(new[done..<min(new.count, done + state.maxBatch)])
+            do {
+                try state.cache.reserve(upTo: tokens.count + batch.count)
+            } catch {
+                throw LanguageModelError.contextSizeExceeded(.init(
+                    contextSize: capacity, tokenCount: tokens.count + batch.count, debugDescription: "\(error)"))
+            }
             let last = done + batch.count == new.count
             let rows = wantLogits && last ? batch.count - 1..<batch.count : 0..<0
             let out = network.forward(batch, state: state, logitRows: rows)

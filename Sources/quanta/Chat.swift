@@ -1,14 +1,20 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Architectures
 import Foundation
 import Quanta
 
-let chatUsage = """
-usage: quanta chat --model PATH [--system TEXT] [--reasoning light|moderate|deep|none|budget:N]
-                   [-n MAX_TOKENS] [--temp 0] [--seed N] [--ctx N] [--threads N] [--weights FORMAT]
-"""
+private let reasoningOption = OptionSpec(["--reasoning"], value: "LEVEL", "light|moderate|deep|none|budget:N (models with think markers)")
+
+let chatSpec = CommandSpec(
+    name: "chat",
+    summary: "A multi-turn conversation through the library's LanguageModelSession: one stdin line per turn.",
+    options: [CommonOptions.system, reasoningOption, CommonOptions.predict] + CommonOptions.modelRunning + CommonOptions.sampling,
+    notes: """
+        Defaults: -n 512, llama.cpp's sampling (--temp 0.8, --top-k 40, --top-p 0.95, --min-p 0.05, random seed), -c 4096.
+        Each reply streams to stdout, thinking to stderr, and a usage line follows on stderr. Ctrl-C ends the reply
+        (in prefill too); /exit or end of input ends the chat.
+        """)
 
 /// `quanta chat`: a multi-turn conversation through the public `LanguageModelSession` API. Each
 /// line on stdin is one user turn (`/exit` or end of input ends the chat); the reply streams to
@@ -24,31 +30,18 @@ func runChat(_ argv: [String]) async -> Int32 {
     let contextOptions: ContextOptions
     let system: String?
     do throws(UsageError) {
-        let args = try Arguments(argv, valued: LoadedModel.valuedOptions.union(["--system", "--reasoning", "-n", "--temp", "--seed"]),
-                                 flags: [])
-        guard let path = args.string("--model", "-m") else { throw UsageError("--model PATH is required") }
-        var mode = WeightMode.native
-        if let w = args.string("--weights") {
-            guard let m = WeightMode(argument: w) else { throw UsageError("--weights: unknown format \(w)") }
-            mode = m
-        }
-        let temperature = try args.float("--temp", default: 0, range: 0...100)
-        let seed = UInt64(try args.int("--seed", default: 0, range: 0...Int.max))
-        options = GenerationOptions(samplingMode: temperature == 0 ? .greedy : .random(probabilityThreshold: 0.95, seed: seed),
-                                    temperature: Double(temperature),
-                                    maximumResponseTokens: try args.int("-n", default: 512, range: 1...1_000_000))
-        contextOptions = ContextOptions(reasoningLevel: try reasoningLevel(args.string("--reasoning")))
-        system = args.string("--system")
-        let ctx = try args.int("--ctx", "-c", default: 4096, range: 1...1_000_000)
-        let threads = try threadCount(args)
-        do {
-            model = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: path),
-                                                 configuration: .init(contextSize: ctx, threads: threads, weights: mode))
-        } catch {
-            throw .load(path, error)
-        }
+        guard let args = try parse(chatSpec, argv) else { return 0 }
+        // The model's sampling defaults carry top-k, top-p, min-p, the penalty and the seed; the
+        // requests leave the sampling mode nil so they apply.
+        var sampling = try samplingDefaults(args, temperature: 0.8)
+        sampling.seed = try seedOption(args)
+        options = GenerationOptions(samplingMode: sampling.temperature == 0 ? .greedy : nil, temperature: sampling.temperature,
+                                    maximumResponseTokens: try predictCount(args, default: 512))
+        contextOptions = ContextOptions(reasoningLevel: try reasoningLevel(args.string(reasoningOption)))
+        system = args.string(CommonOptions.system)
+        model = try await ModelSetup(args, defaultContext: 4096, sampling: sampling).model
     } catch {
-        return fail(error.showsUsage ? "\(error.message)\n\(chatUsage)" : error.message)
+        return fail(error, chatSpec)
     }
 
     let session = LanguageModelSession(model: model, instructions: system)
@@ -72,21 +65,41 @@ func runChat(_ argv: [String]) async -> Int32 {
 /// Streams one reply and prints its usage line.
 private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ options: GenerationOptions,
                       _ contextOptions: ContextOptions) async throws {
+    // Ctrl-C ends the reply: the turn's task is cancelled, which the library sees between
+    // prefill batches and before every token.
+    installInterruptHandler()
+    defer { signal(SIGINT, SIG_DFL) }
+    let turn = ChatTurn()
+    let outcome = await cancellingOnInterrupt {
+        for try await snapshot in session.streamResponse(to: prompt, options: options, contextOptions: contextOptions) {
+            turn.show(snapshot)
+        }
+    }
+    if case let .failed(message) = outcome { throw ChatTurnError(message: message) }
+    if outcome == .interrupted { printError("\nquanta: reply interrupted\n") }
+    let (thought, decodeStart, usage) = (turn.thought, turn.decodeStart, turn.usage)
+    if !thought.isEmpty { printError("\n") }
+    writeOut("\n")
+    let seconds = max(1e-9, monotonicSeconds() - (decodeStart ?? monotonicSeconds()))
+    let input = usage?.input, output = usage?.output
+    printError("[usage] input \(input?.totalTokenCount ?? 0) (cached \(input?.cachedTokenCount ?? 0)), "
+        + "output \(output?.totalTokenCount ?? 0) (reasoning \(output?.reasoningTokenCount ?? 0)), "
+        + "\(oneDecimal(Double(output?.totalTokenCount ?? 0) / seconds)) tok/s\n")
+}
+
+/// A turn's failure, printed as one line.
+private struct ChatTurnError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// What one streamed reply has shown so far; filled by the turn's task, read after it ends.
+private final class ChatTurn: @unchecked Sendable {
     var shown = "", thought = ""
     var decodeStart: Double?
     var usage: LanguageModelSession.Usage?
-    // While a reply streams, Ctrl-C only ends the reply: leaving the loop cancels generation.
-    // The library's prefill cannot be cancelled, so until the first snapshot (which arrives when
-    // the prompt has been prefilled) Ctrl-C exits at once.
-    prefillingInLibrary = 1
-    installInterruptHandler()
-    defer {
-        prefillingInLibrary = 0
-        signal(SIGINT, SIG_DFL)
-    }
-    for try await snapshot in session.streamResponse(to: prompt, options: options, contextOptions: contextOptions) {
-        prefillingInLibrary = 0
-        if interrupted != 0 { break }
+
+    func show(_ snapshot: LanguageModelSession.ResponseStream<String>.Snapshot) {
         if decodeStart == nil { decodeStart = monotonicSeconds() }
         let reasoning = snapshot.transcriptEntries.compactMap { entry -> String? in
             guard case let .reasoning(reasoning) = entry else { return nil }
@@ -104,13 +117,6 @@ private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ optio
         }
         usage = snapshot.usage
     }
-    if !thought.isEmpty { printError("\n") }
-    writeOut("\n")
-    let seconds = max(1e-9, monotonicSeconds() - (decodeStart ?? monotonicSeconds()))
-    let input = usage?.input, output = usage?.output
-    printError("[usage] input \(input?.totalTokenCount ?? 0) (cached \(input?.cachedTokenCount ?? 0)), "
-        + "output \(output?.totalTokenCount ?? 0) (reasoning \(output?.reasoningTokenCount ?? 0)), "
-        + "\(oneDecimal(Double(output?.totalTokenCount ?? 0) / seconds)) tok/s\n")
 }
 
 /// `--reasoning` spellings: the three levels, `none`, or `budget:N` (passed as `.custom`).

@@ -36,8 +36,9 @@ struct CommandSpec: Sendable {
         } + [("-h, --help", "show this help")]
         let width = min(34, rows.map(\.0.count).max() ?? 0)
         for (left, right) in rows {
-            let pad = String(repeating: " ", count: max(1, width + 2 - left.count))
-            text += "  \(left)\(left.count > width ? "\n  " + String(repeating: " ", count: width) : "")\(pad)\(right)\n"
+            // A spelling list too long for the column gets its help on the next line.
+            let gap = left.count > width ? "\n" + String(repeating: " ", count: width + 4) : String(repeating: " ", count: width + 2 - left.count)
+            text += "  \(left)\(gap)\(right)\n"
         }
         return notes.isEmpty ? text : text + "\n" + notes + "\n"
     }
@@ -134,4 +135,21 @@ enum CommonOptions {
     static let modelRunning = [model, contextSize, threads, weights, kvCache]
     /// Sampling options (`generate` and `chat` take the same ones).
     static let sampling = [temperature, topK, topP, minP, repeatPenalty, repeatLastN, seed]
+}
+
+/// A command failed before running: bad arguments (`showsUsage`: the usage block follows the
+/// message) or an input that could not be loaded (one line only).
+struct UsageError: Error {
+    let message: String
+    let showsUsage: Bool
+    init(_ message: String, showsUsage: Bool = true) {
+        self.message = message
+        self.showsUsage = showsUsage
+    }
+
+    /// A file that could not be loaded: one line, naming the path once.
+    static func load(_ path: String, _ error: any Error) -> UsageError {
+        let text = "\(error)"
+        return UsageError(text.contains(path) ? text : "\(path): \(text)", showsUsage: false)
+    }
 }

@@ -1,112 +1,103 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Architectures
-import Engine
-import Sampling
-import Tokenizers
+import Quanta
 
-let generateUsage = """
-usage: quanta generate --model PATH --prompt TEXT [-n 64] [--temp 0] [--top-k 40] [--top-p 0.95]
-                       [--min-p 0.05] [--repeat-penalty 1] [--seed 0] [--threads N] [--ctx N]
-                       [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4]
-                       [--kv f16|q8_0|mxfp8_e4m3] [--ids]
-"""
+private let idsOption = OptionSpec(["--ids"], "print {\"prompt_ids\": [...], \"generated_ids\": [...]} instead of text")
 
-/// `quanta generate`: streams a continuation of the prompt (tokenized with add-special and
-/// parse-special on), stopping at an end-of-generation token, after -n tokens, at the end of the
-/// context, or on Ctrl-C. `--ids` prints `{"prompt_ids": [...], "generated_ids": [...]}` instead
-/// of text. A summary line goes to stderr.
-func runGenerate(_ argv: [String]) -> Int32 {
+let generateSpec = CommandSpec(
+    name: "generate",
+    summary: "Continue a prompt as raw text (no chat template), streaming it to stdout; a summary line goes to stderr.",
+    options: [CommonOptions.prompt, CommonOptions.promptFile, CommonOptions.predict]
+        + CommonOptions.modelRunning + CommonOptions.sampling
+        + [idsOption],
+    notes: "Defaults: -n 64, --temp 0 (greedy), --seed 0, -c 4096. Ctrl-C stops at once (exit 130), in prefill too.")
+
+/// `quanta generate`: `LocalLanguageModel.complete` on the command line. The prompt is
+/// tokenized with BOS and special-token parsing (as llama.cpp's completion does); generation
+/// stops at an end-of-generation token, after -n tokens, at the end of the context, or on Ctrl-C.
+func runGenerate(_ argv: [String]) async -> Int32 {
+    let setup: ModelSetup, prompt: String, maximum: Int?, seed: UInt64?, idsOnly: Bool
     do throws(UsageError) {
-        let args = try Arguments(argv, valued: LoadedModel.valuedOptions.union(
-            ["--prompt", "-p", "-n", "--n-predict", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed"]),
-            flags: ["--ids"])
-        guard let prompt = args.string("--prompt", "-p") else { throw UsageError("--prompt TEXT is required") }
-        let maxTokens = try args.int("-n", "--n-predict", default: 64, range: 1...1_000_000)
-        var sampling = SamplingParameters(
-            temperature: try args.float("--temp", default: 0, range: 0...100),
-            topK: try args.int("--top-k", default: 40, range: 0...1_000_000),
-            topP: try args.float("--top-p", default: 0.95, range: 0.000001...1),
-            minP: try args.float("--min-p", default: 0.05, range: 0...1),
-            repetitionPenalty: try args.float("--repeat-penalty", default: 1, range: 0.01...100),
-            seed: UInt64(try args.int("--seed", default: 0, range: 0...Int.max)))
-        if sampling.temperature == 0 { sampling = SamplingParameters(temperature: 0, topK: 1, topP: 1, minP: 0, repetitionPenalty: sampling.repetitionPenalty) }
-        let threads = try threadCount(args)
-        let kv = try kvFormat(args)
-        let loaded = try LoadedModel(args)
-        let context = try contextSize(args, model: loaded.model, fallback: 4096)
-        return generate(loaded, prompt: prompt, maxTokens: maxTokens, sampling: sampling, context: context,
-                        threads: threads, kv: kv, idsOnly: args.has("--ids"))
+        guard let args = try parse(generateSpec, argv) else { return 0 }
+        switch (args.string(CommonOptions.prompt), args.string(CommonOptions.promptFile)) {
+        case let (text?, nil): prompt = text
+        case let (nil, path?): prompt = String(decoding: try readInputFile(path), as: UTF8.self)
+        case (nil, nil): throw UsageError("a prompt is required: -p TEXT or -f FILE")
+        case (_?, _?): throw UsageError("give the prompt once: -p TEXT or -f FILE, not both")
+        }
+        maximum = try predictCount(args, default: 64)
+        seed = try seedOption(args, default: 0)
+        idsOnly = args.has(idsOption)
+        setup = try await ModelSetup(args, defaultContext: 4096, sampling: try samplingDefaults(args, temperature: 0))
     } catch {
-        return fail(error.showsUsage ? "\(error.message)\n\(generateUsage)" : error.message)
-    }
-}
-
-private func generate(_ loaded: LoadedModel, prompt: String, maxTokens: Int, sampling: SamplingParameters,
-                      context: Int, threads: Int, kv: KVCacheFormat, idsOnly: Bool) -> Int32 {
-    let tokenizer = loaded.tokenizer, model = loaded.model
-    let promptIDs = tokenizer.encode(prompt, addSpecial: true, parseSpecial: true)
-    guard !promptIDs.isEmpty else { return fail("the prompt is empty after tokenization") }
-    guard promptIDs.count < context else {
-        return fail("the prompt has \(promptIDs.count) tokens but the context holds \(context) (raise --ctx)")
+        return fail(error, generateSpec)
     }
     installInterruptHandler()
-    let batch = min(512, context)
-    let state = model.makeState(contextSize: context, maxBatch: batch, kvFormat: kv)
-    state.threads = threads
-    do { try state.cache.reserve(upTo: promptIDs.count) } catch { return fail("\(error)") }
-    var sampler = Sampler(sampling)
-    for id in promptIDs { sampler.accept(id) }
-
-    // One batch per call, so Ctrl-C is seen within one batch's time, not the whole prompt's.
-    let t0 = monotonicSeconds()
-    var prefilled = 0
-    var logits: [Float] = []
-    while prefilled < promptIDs.count {
-        if interrupted != 0 {
-            printError("quanta: interrupted during prefill (\(prefilled) of \(promptIDs.count) prompt tokens)\n")
-            return 130
+    let run = GenerateRun()
+    let model = setup.model
+    let outcome = await cancellingOnInterrupt {
+        for try await event in model.complete(prompt, maximumTokens: maximum, seed: seed) {
+            run.record(event, print: !idsOnly)
         }
-        let n = min(batch, promptIDs.count - prefilled)
-        let last = prefilled + n == promptIDs.count
-        let out = model.forward(Array(promptIDs[prefilled..<prefilled + n]), state: state, logitRows: last ? n - 1..<n : 0..<0)
-        if last { logits = out!.copyRow(0) }
-        prefilled += n
     }
-    let prefillSeconds = monotonicSeconds() - t0
-
-    var generated: [Int32] = []
-    var detokenizer = StreamingDetokenizer(tokenizer: tokenizer)
-    let t1 = monotonicSeconds()
-    var stopReason = "length"
-    while generated.count < maxTokens {
-        if interrupted != 0 { stopReason = "interrupted"; break }
-        let next = sampler.sample(&logits)
-        generated.append(next)
-        sampler.accept(next)
-        if tokenizer.endOfGenerationIDs.contains(next) { stopReason = "end of generation"; break }
-        if !idsOnly { writeOut(detokenizer.append(next)) }
-        if state.cache.count >= context { stopReason = "context full"; break }
-        if generated.count == maxTokens { break }
-        do { try state.cache.reserve(upTo: state.cache.count + 1) } catch {
-            printError("\n")
-            return fail("\(error)")
-        }
-        logits = model.forward([next], state: state, logitRows: 0..<1)!.copyRow(0)
+    let (promptIDs, generated, prefillSeconds, decodeSeconds, stop) = (run.promptIDs, run.generated, run.prefillSeconds,
+                                                                      run.decodeSeconds, run.stop)
+    switch outcome {
+    case .interrupted where promptIDs.isEmpty:
+        printError("quanta: interrupted during prefill\n")
+        return 130
+    case let .failed(message):
+        writeOut("\n")
+        return fail(message)
+    default: break
     }
-    let decodeSeconds = monotonicSeconds() - t1
     if idsOnly {
         print("{\"prompt_ids\": [\(promptIDs.map(String.init).joined(separator: ", "))], "
             + "\"generated_ids\": [\(generated.map(String.init).joined(separator: ", "))]}")
     } else {
-        writeOut(detokenizer.flush() + "\n")
+        writeOut("\n")
     }
     let decodeSteps = max(1, generated.count - 1)   // the first token comes from the prefill logits
-    printError("prompt tokens: \(promptIDs.count), generated tokens: \(generated.count) (\(stopReason)), "
-        + "prefill: \(oneDecimal(Double(promptIDs.count) / prefillSeconds)) tok/s, "
-        + "decode: \(oneDecimal(Double(decodeSteps) / max(decodeSeconds, 1e-9))) tok/s, load: \(oneDecimal(loaded.loadSeconds * 1000)) ms\n")
-    return interrupted != 0 ? 130 : 0
+    printError("prompt tokens: \(promptIDs.count), generated tokens: \(generated.count) (\(stop)), "
+        + "prefill: \(oneDecimal(Double(promptIDs.count) / max(prefillSeconds, 1e-9))) tok/s, "
+        + "decode: \(oneDecimal(Double(decodeSteps) / max(decodeSeconds, 1e-9))) tok/s, load: \(oneDecimal(setup.loadSeconds * 1000)) ms\n")
+    return outcome == .interrupted ? 130 : 0
+}
+
+/// What a completion reported, filled by the generating task and read after it ends.
+private final class GenerateRun: @unchecked Sendable {
+    var promptIDs: [Int32] = [], generated: [Int32] = []
+    var prefillSeconds = 0.0, decodeSeconds = 0.0
+    var stop = "interrupted"
+
+    func record(_ event: LocalLanguageModel.CompletionEvent, print: Bool) {
+        switch event {
+        case let .prefilled(ids, seconds):
+            promptIDs = ids
+            prefillSeconds = seconds
+        case let .token(id, text):
+            generated.append(id)
+            if print { writeOut(text) }
+        case let .text(text):
+            if print { writeOut(text) }
+        case let .finished(ids, reason, seconds):
+            generated = ids
+            decodeSeconds = seconds
+            stop = reason.summary
+        }
+    }
+}
+
+extension GenerationStopReason {
+    /// The words the summary line uses.
+    var summary: String {
+        switch self {
+        case .endOfGeneration: return "end of generation"
+        case .length: return "length"
+        case .contextFull: return "context full"
+        }
+    }
 }
 
 /// Writes text to stdout immediately (streaming).

@@ -1,22 +1,25 @@
 import GGUF
 
-let inspectUsage = "usage: quanta inspect PATH [--json]"
+private let jsonOption = OptionSpec(["--json"], "print JSON instead of text")
+
+let inspectSpec = CommandSpec(name: "inspect",
+                              summary: "Metadata, hyper-parameters, the tensor table and totals of a GGUF file.",
+                              options: [jsonOption], positionals: ["PATH"])
 
 /// `quanta inspect PATH [--json]`: header, hyper-parameters, all metadata (long arrays
 /// summarised), the tensor table and totals.
 func runInspect(_ argv: [String]) -> Int32 {
-    let args: Arguments
-    do { args = try Arguments(argv, valued: [], flags: ["--json", "-h", "--help"], maxPositional: 1) } catch {
-        return fail("\(error.message)\n\(inspectUsage)")
+    let args: ParsedArguments
+    do throws(UsageError) {
+        guard let parsed = try parse(inspectSpec, argv) else { return 0 }
+        args = parsed
+    } catch {
+        return fail(error, inspectSpec)
     }
-    if args.has("-h") || args.has("--help") {
-        print(inspectUsage)
-        return 0
-    }
-    guard let path = args.positional.first else { return fail("PATH is required\n\(inspectUsage)") }
+    let path = args.positional[0]
     let file: GGUFFile
     do { file = try GGUFFile(path: path) } catch { return fail(UsageError.load(path, error).message) }
-    let json = args.has("--json")
+    let json = args.has(jsonOption)
     print(json ? inspectJSON(file, path: path) : inspectText(file, path: path), terminator: json ? "\n" : "")
     return 0
 }

@@ -1,60 +1,94 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Architectures
-import Engine
-import GGUF
-import Tokenizers
+import Foundation
+import Quanta
 
-/// What `generate`, `perplexity` and `chat` load: the file, its tokenizer and the model.
-struct LoadedModel {
-    let file: GGUFFile
-    let tokenizer: any Tokenizer
-    let model: any CausalLanguageModel
+/// What every model-running command (`generate`, `chat`, `perplexity`) reads from its options
+/// and loads: one `LocalLanguageModel`, through the library like any other client.
+struct ModelSetup {
+    let model: LocalLanguageModel
     let loadSeconds: Double
 
-    /// Options every model-running command accepts.
-    static let valuedOptions: Set<String> = ["--model", "-m", "--threads", "-t", "--ctx", "-c", "--weights", "--kv"]
-
-    init(_ args: Arguments) throws(UsageError) {
-        guard let path = args.string("--model", "-m") else { throw UsageError("--model PATH is required") }
-        let mode: WeightMode
-        if let w = args.string("--weights") {
-            guard let m = WeightMode(argument: w) else { throw UsageError("--weights: unknown format \(w)") }
-            mode = m
-        } else {
-            mode = .native
+    /// Loads the `-m` model with `-c`, `-t`, `--weights`, `-ctk`/`-ctv` and `sampling`. A `-c`
+    /// above the model's trained length is an error for every command (never silently clamped);
+    /// without `-c` the window is min(`defaultContext`, trained length).
+    init(_ args: ParsedArguments, defaultContext: Int, sampling: LocalLanguageModel.SamplingDefaults = .init()) async throws(UsageError) {
+        guard let path = args.string(CommonOptions.model) else { throw UsageError("-m/--model PATH is required") }
+        var configuration = LocalLanguageModel.Configuration(sampling: sampling)
+        if let text = args.string(CommonOptions.weights) {
+            guard let format = LocalLanguageModel.WeightFormat(argument: text) else {
+                throw UsageError("--weights: unknown format \(text) (\(LocalLanguageModel.WeightFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            configuration.weights = format
         }
+        if let text = args.string(CommonOptions.kvCache) {
+            guard let type = LocalLanguageModel.KVCacheType(argument: text) else {
+                throw UsageError("KV cache type: unknown \(text) (\(LocalLanguageModel.KVCacheType.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            configuration.kvCache = type
+        }
+        configuration.threads = try args.int(CommonOptions.threads, default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), range: 1...256)
+        let requested = try args.int(CommonOptions.contextSize, default: 0, range: 0...Int.max)
         let t0 = monotonicSeconds()
+        var loaded: LocalLanguageModel
         do {
-            file = try GGUFFile(path: path)
-            tokenizer = try loadTokenizer(from: file)
-            model = try loadModel(file, weights: mode)
+            loaded = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration)
         } catch {
             throw .load(path, error)
         }
+        let trained = loaded.trainedContextSize
+        guard requested <= trained else {
+            throw UsageError("-c \(requested) is more than the model's trained context of \(trained) tokens", showsUsage: false)
+        }
+        configuration.contextSize = requested > 0 ? requested : min(defaultContext, trained)
+        // Same weights (shared process-wide), now with the window settled.
+        do { loaded = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration) } catch {
+            throw .load(path, error)
+        }
+        model = loaded
         loadSeconds = monotonicSeconds() - t0
     }
 }
 
-/// `--kv f16|q8_0|mxfp8_e4m3` (default f16).
-func kvFormat(_ args: Arguments) throws(UsageError) -> KVCacheFormat {
-    guard let text = args.string("--kv") else { return .f16 }
-    guard let format = KVCacheFormat(rawValue: text) else {
-        throw UsageError("--kv: unknown format \(text) (f16, q8_0, mxfp8_e4m3)")
+/// The sampling options `generate` and `chat` share, with llama.cpp's defaults except for the
+/// temperature each command chooses (`generate` is greedy by default, for reproducible output).
+func samplingDefaults(_ args: ParsedArguments, temperature: Double) throws(UsageError) -> LocalLanguageModel.SamplingDefaults {
+    let defaults = LocalLanguageModel.SamplingDefaults()
+    return LocalLanguageModel.SamplingDefaults(
+        temperature: try args.double(CommonOptions.temperature, default: temperature, range: 0...100),
+        topK: try args.int(CommonOptions.topK, default: defaults.topK, range: 0...1_000_000),
+        topP: try args.double(CommonOptions.topP, default: defaults.topP, range: 0.000001...1),
+        minP: try args.double(CommonOptions.minP, default: defaults.minP, range: 0...1),
+        repetitionPenalty: try args.double(CommonOptions.repeatPenalty, default: defaults.repetitionPenalty, range: 0.01...100),
+        repetitionWindow: try args.int(CommonOptions.repeatLastN, default: defaults.repetitionWindow, range: 0...1_000_000))
+}
+
+/// `-s/--seed`: -1 (the default) = random.
+func seedOption(_ args: ParsedArguments, default value: Int = -1) throws(UsageError) -> UInt64? {
+    let n = try args.int(CommonOptions.seed, default: value, range: -1...Int.max)
+    return n < 0 ? nil : UInt64(n)
+}
+
+/// `-n/--n-predict`: -1 = until the context is full (nil).
+func predictCount(_ args: ParsedArguments, default value: Int) throws(UsageError) -> Int? {
+    let n = try args.int(CommonOptions.predict, default: value, range: -1...1_000_000_000)
+    guard n != 0 else { throw UsageError("-n must be -1 or at least 1") }
+    return n < 0 ? nil : n
+}
+
+/// Parses `argv` for `spec`; prints the usage and returns nil on `-h`.
+func parse(_ spec: CommandSpec, _ argv: [String]) throws(UsageError) -> ParsedArguments? {
+    guard let args = try spec.parse(argv) else {
+        print(spec.usage, terminator: "")
+        return nil
     }
-    return format
+    return args
 }
 
-/// `--threads` (default: all online cores).
-func threadCount(_ args: Arguments) throws(UsageError) -> Int {
-    try args.int("--threads", "-t", default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), range: 1...256)
-}
-
-/// `--ctx` (default `fallback`, never above the model's trained context).
-func contextSize(_ args: Arguments, model: any CausalLanguageModel, fallback: Int) throws(UsageError) -> Int {
-    let trained = model.hyperparameters.trainedContext
-    return try args.int("--ctx", "-c", default: min(fallback, trained), range: 1...trained)
+/// Reports a failed command: one line, plus the usage block for argument mistakes.
+func fail(_ error: UsageError, _ spec: CommandSpec) -> Int32 {
+    fail(error.showsUsage ? "\(error.message)\n\(spec.usage)" : error.message)
 }
 
 func monotonicSeconds() -> Double {

@@ -2,26 +2,14 @@
 import Glibc
 #endif
 
-/// Set by the SIGINT handler; prefill checks it between batches and decode before every token.
+/// Set by the SIGINT handler; `cancellingOnInterrupt` turns it into task cancellation.
 nonisolated(unsafe) var interrupted: sig_atomic_t = 0
 
-/// Set while `chat` waits for the library to prefill a turn, which it cannot cancel: Ctrl-C then
-/// ends the process at once instead of after the whole prompt.
-nonisolated(unsafe) var prefillingInLibrary: sig_atomic_t = 0
-
-/// Ctrl-C sets `interrupted`; during a library prefill it prints one line and exits 130 (the
-/// shell's code for SIGINT) right away. Only async-signal-safe calls (write, _exit) are made.
+/// Ctrl-C sets `interrupted` (a signal handler may only touch such a flag).
 func installInterruptHandler() {
     interrupted = 0
     unblock(SIGINT)
-    signal(SIGINT) { _ in
-        interrupted = 1
-        if prefillingInLibrary != 0 {
-            let message: StaticString = "\nquanta: interrupted during prefill\n"
-            _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
-            _exit(130)
-        }
-    }
+    signal(SIGINT) { _ in interrupted = 1 }
 }
 
 /// The model is memory-mapped: if the file shrinks while in use (truncated, or replaced in place

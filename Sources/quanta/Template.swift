@@ -4,7 +4,14 @@ import Glibc
 import GGUF
 import Templates
 
-let templateUsage = "usage: quanta template [--model PATH] [--template FILE] [--no-generation-prompt] [--bos TEXT] [--eos TEXT] < conversation.json"
+private let templateFileOption = OptionSpec(["--template"], value: "FILE", "a Jinja chat template file (default: the model's, else the plain format)")
+private let noGenerationPromptOption = OptionSpec(["--no-generation-prompt"], "leave out the assistant turn's opening")
+private let bosOption = OptionSpec(["--bos"], value: "TEXT", "bos_token text (default: the model's)")
+private let eosOption = OptionSpec(["--eos"], value: "TEXT", "eos_token text (default: the model's)")
+
+let templateSpec = CommandSpec(name: "template",
+                               summary: "Render a JSON conversation from stdin with a chat template; prints the prompt exactly.",
+                               options: [CommonOptions.model, templateFileOption, noGenerationPromptOption, bosOption, eosOption])
 
 /// `quanta template`: renders a JSON conversation from stdin with a chat template and prints the
 /// prompt exactly (no newline added).
@@ -14,26 +21,17 @@ let templateUsage = "usage: quanta template [--model PATH] [--template FILE] [--
 /// `date_string`). The template is `--template FILE`, else the `--model` GGUF's
 /// `tokenizer.chat_template`, else the plain format (`ChatTemplate.plainSource`). BOS/EOS text is
 /// `--bos`/`--eos`, else the model's BOS/EOS token strings, else empty.
-func runTemplate(_ args: [String]) -> Int32 {
-    var modelPath: String?, templatePath: String?, bos: String?, eos: String?
-    var addGenerationPrompt = true
-    var i = 0
-    while i < args.count {
-        let needsValue = ["--model", "--template", "--bos", "--eos"].contains(args[i])
-        if needsValue && i + 1 >= args.count { return fail("\(args[i]) needs a value\n\(templateUsage)") }
-        switch args[i] {
-        case "--model": modelPath = args[i + 1]
-        case "--template": templatePath = args[i + 1]
-        case "--bos": bos = args[i + 1]
-        case "--eos": eos = args[i + 1]
-        case "--no-generation-prompt": addGenerationPrompt = false
-        case "-h", "--help":
-            print(templateUsage)
-            return 0
-        default: return fail("unknown argument \(args[i])\n\(templateUsage)")
-        }
-        i += needsValue ? 2 : 1
+func runTemplate(_ argv: [String]) -> Int32 {
+    let args: ParsedArguments
+    do throws(UsageError) {
+        guard let parsed = try parse(templateSpec, argv) else { return 0 }
+        args = parsed
+    } catch {
+        return fail(error, templateSpec)
     }
+    let modelPath = args.string(CommonOptions.model), templatePath = args.string(templateFileOption)
+    var bos = args.string(bosOption), eos = args.string(eosOption)
+    let addGenerationPrompt = !args.has(noGenerationPromptOption)
 
     var source: String?
     if let modelPath {

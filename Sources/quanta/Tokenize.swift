@@ -7,23 +7,25 @@ import Tokenizers
 /// `quanta tokenize --model PATH [--add-special] [--parse-special] [--pieces]`: reads text from
 /// stdin and prints the ids as one JSON array on one line (llama-tokenize's `--ids` shape).
 /// `--pieces` adds a second line: a JSON array with each token's text.
-func runTokenize(_ args: [String]) -> Int32 {
-    let usage = "usage: quanta tokenize --model PATH [--add-special] [--parse-special] [--pieces] < text"
-    var modelPath: String?
-    var addSpecial = false, parseSpecial = false, pieces = false
-    var rest = args[...]
-    while let a = rest.popFirst() {
-        switch a {
-        case "--model", "-m":
-            guard let p = rest.popFirst() else { return fail(usage) }
-            modelPath = p
-        case "--add-special": addSpecial = true
-        case "--parse-special": parseSpecial = true
-        case "--pieces": pieces = true
-        default: return fail("unknown option \(a)\n\(usage)")
-        }
+private let addSpecialOption = OptionSpec(["--add-special"], "add BOS/EOS as the model's metadata says")
+private let parseSpecialOption = OptionSpec(["--parse-special"], "turn control-token text such as <|im_start|> into its id")
+private let piecesOption = OptionSpec(["--pieces"], "print a second line with each token's text")
+
+let tokenizeSpec = CommandSpec(name: "tokenize",
+                               summary: "Tokenize stdin with a model's vocabulary; prints the ids as one JSON array on one line.",
+                               options: [CommonOptions.model, addSpecialOption, parseSpecialOption, piecesOption])
+
+func runTokenize(_ argv: [String]) -> Int32 {
+    let args: ParsedArguments
+    do throws(UsageError) {
+        guard let parsed = try parse(tokenizeSpec, argv) else { return 0 }
+        guard parsed.string(CommonOptions.model) != nil else { throw UsageError("-m/--model PATH is required") }
+        args = parsed
+    } catch {
+        return fail(error, tokenizeSpec)
     }
-    guard let modelPath else { return fail(usage) }
+    let modelPath = args.string(CommonOptions.model)!
+    let addSpecial = args.has(addSpecialOption), parseSpecial = args.has(parseSpecialOption), pieces = args.has(piecesOption)
     let tokenizer: any Tokenizer
     do {
         tokenizer = try loadTokenizer(from: try GGUFFile(path: modelPath))

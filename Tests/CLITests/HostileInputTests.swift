@@ -62,8 +62,13 @@ import Testing
         let r = try runQuanta(["generate", "-m", CraftedModels.smollm, "-p", prompt, "-n", "1", "-t", "1"], interruptAfter: 2)
         expectOneLineError(r, "interrupted during prefill", status: 130)
         #expect(Date().timeIntervalSince(start) < 30)
+        // In chat, Ctrl-C ends the reply (prefill included, through the library's cancellation) and
+        // the chat goes on; here stdin then ends, so the chat ends normally.
+        let chatStart = Date()
         let chat = try runQuanta(["chat", "-m", CraftedModels.smollm, "-t", "1"], stdin: prompt + "\n", interruptAfter: 3)
-        expectOneLineError(chat, "interrupted during prefill", status: 130)
+        #expect(chat.status == 0, "\(chat.stderr)")
+        #expect(chat.stderr.contains("reply interrupted"), "\(chat.stderr)")
+        #expect(Date().timeIntervalSince(chatStart) < 30)
     }
 
     /// The model shrinks under the running process: the next read of a mapped page past the new
