@@ -40,7 +40,8 @@ final class TokenSequence: @unchecked Sendable {
         var logits: [Float]?
         while done < new.count {
             try Task.checkCancellation()
-            let batch = Array(new[done..<min(new.count, done + state.maxBatch)])
+            // The whole input when it fits one batch (every decoded token): no copy.
+            let batch = done == 0 && new.count <= state.maxBatch ? new : Array(new[done..<min(new.count, done + state.maxBatch)])
             do {
                 try state.cache.reserve(upTo: tokens.count + batch.count)
             } catch {

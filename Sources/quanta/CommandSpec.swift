@@ -96,7 +96,7 @@ struct ParsedArguments {
     func int(_ option: OptionSpec, default value: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard let text = string(option) else { return value }
         guard let v = Int(text), range.contains(v) else {
-            throw UsageError("\(option.names.last!) must be an integer in \(range.lowerBound)...\(range.upperBound), got \(text)")
+            throw UsageError("\(option.names[0]) must be an integer in \(range.lowerBound)...\(range.upperBound), got \(text)")
         }
         return v
     }
@@ -104,7 +104,7 @@ struct ParsedArguments {
     func double(_ option: OptionSpec, default value: Double, range: ClosedRange<Double>) throws(UsageError) -> Double {
         guard let text = string(option) else { return value }
         guard let v = Double(text), v.isFinite, range.contains(v) else {
-            throw UsageError("\(option.names.last!) must be a number in \(range.lowerBound)...\(range.upperBound), got \(text)")
+            throw UsageError("\(option.names[0]) must be a number in \(range.lowerBound)...\(range.upperBound), got \(text)")
         }
         return v
     }

@@ -41,8 +41,8 @@ func runGenerate(_ argv: [String]) async -> Int32 {
             run.record(event, print: !idsOnly)
         }
     }
-    let (promptIDs, generated, prefillSeconds, decodeSeconds, stop) = (run.promptIDs, run.generated, run.prefillSeconds,
-                                                                      run.decodeSeconds, run.stop)
+    let (promptIDs, generated, prefillSeconds, stop) = (run.promptIDs, run.generated, run.prefillSeconds, run.stop)
+    let decodeSeconds = run.decodeSeconds > 0 ? run.decodeSeconds : monotonicSeconds() - run.decodeStart
     switch outcome {
     case .interrupted where promptIDs.isEmpty:
         printError("quanta: interrupted during prefill\n")
@@ -58,8 +58,9 @@ func runGenerate(_ argv: [String]) async -> Int32 {
     } else {
         writeOut("\n")
     }
-    let decodeSteps = max(1, generated.count - 1)   // the first token comes from the prefill logits
-    printError("prompt tokens: \(promptIDs.count), generated tokens: \(generated.count) (\(stop)), "
+    let count = max(generated.count, run.tokenCount)
+    let decodeSteps = max(1, count - 1)   // the first token comes from the prefill logits
+    printError("prompt tokens: \(promptIDs.count), generated tokens: \(count) (\(stop)), "
         + "prefill: \(oneDecimal(Double(promptIDs.count) / max(prefillSeconds, 1e-9))) tok/s, "
         + "decode: \(oneDecimal(Double(decodeSteps) / max(decodeSeconds, 1e-9))) tok/s, load: \(oneDecimal(setup.loadSeconds * 1000)) ms\n")
     return outcome == .interrupted ? 130 : 0
@@ -68,7 +69,11 @@ func runGenerate(_ argv: [String]) async -> Int32 {
 /// What a completion reported, filled by the generating task and read after it ends.
 private final class GenerateRun: @unchecked Sendable {
     var promptIDs: [Int32] = [], generated: [Int32] = []
+    /// Tokens seen so far (the ids arrive with the last event; an interrupted run has none).
+    var tokenCount = 0
     var prefillSeconds = 0.0, decodeSeconds = 0.0
+    /// When prefill ended, for the decode rate of an interrupted run (which gets no final event).
+    var decodeStart = 0.0
     var stop = "interrupted"
 
     func record(_ event: LocalLanguageModel.CompletionEvent, print: Bool) {
@@ -76,8 +81,9 @@ private final class GenerateRun: @unchecked Sendable {
         case let .prefilled(ids, seconds):
             promptIDs = ids
             prefillSeconds = seconds
-        case let .token(id, text):
-            generated.append(id)
+            decodeStart = monotonicSeconds()
+        case let .token(_, text):
+            tokenCount += 1
             if print { writeOut(text) }
         case let .text(text):
             if print { writeOut(text) }

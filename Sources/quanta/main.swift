@@ -13,6 +13,7 @@ let usage = "usage: quanta <command> [options]\n\ncommands:\n"
     + commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n")
     + "\n\n`quanta <command> --help` lists a command's options; `quanta --version` prints the version.\n"
 
+installTruncatedModelHandler()
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
     printError(usage)

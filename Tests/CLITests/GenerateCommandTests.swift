@@ -24,8 +24,8 @@ import Testing
             (["generate", "--model", smollm, "--prompt", "hi", "-n", "-3"], "-n must be"),
             (["generate", "--model", smollm, "--prompt", "hi", "--temp", "-1"], "--temp must be"),
             (["generate", "--model", "/nonexistent.gguf", "--prompt", "hi"], "No such file"),
-            (["generate", "--model", smollm], "--prompt TEXT is required"),
-            (["generate", "--model", smollm, "--prompt", String(repeating: "word ", count: 200), "--ctx", "64"], "context holds 64"),
+            (["generate", "--model", smollm], "a prompt is required: -p TEXT or -f FILE"),
+            (["generate", "--model", smollm, "--prompt", String(repeating: "word ", count: 200), "--ctx", "64"], "context window holds 64"),
             (["generate", "--model", smollm, "--prompt", "hi", "--weights", "int3"], "unknown format"),
             (["perplexity", "--model", smollm, "--file", "/nonexistent.txt"], "cannot read"),
         ]
