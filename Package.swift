@@ -48,9 +48,16 @@ let package = Package(
         ),
 
         // MARK: - Executables
+        // libedit (Debian's libedit-dev) for `quanta chat`'s line editing and history.
+        .systemLibrary(
+            name: "CLineEdit",
+            path: "Sources/CLineEdit",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
         .executableTarget(
             name: "quanta",
-            dependencies: ["GGUF", "Tokenizers", "Templates", "Quanta"],
+            dependencies: ["GGUF", "Tokenizers", "Templates", "Quanta", "CLineEdit"],
             path: "Sources/quanta"
         ),
         .executableTarget(

@@ -6,27 +6,28 @@ import Quanta
 
 private let reasoningOption = OptionSpec(["--reasoning"], value: "LEVEL", "light|moderate|deep|none|budget:N (models with think markers)")
 
+private let noContextShiftOption = OptionSpec(["--no-context-shift"], "when the context is full, ask for /clear instead of dropping the oldest turns")
+
 let chatSpec = CommandSpec(
     name: "chat",
-    summary: "A multi-turn conversation through the library's LanguageModelSession: one stdin line per turn.",
-    options: [CommonOptions.system, reasoningOption, CommonOptions.predict] + CommonOptions.modelRunning + CommonOptions.sampling,
+    summary: "A multi-turn conversation through the library's LanguageModelSession, with line editing on a terminal.",
+    options: [CommonOptions.system, reasoningOption, CommonOptions.predict, noContextShiftOption]
+        + CommonOptions.modelRunning + CommonOptions.sampling,
     notes: """
         Defaults: -n 512, llama.cpp's sampling (--temp 0.8, --top-k 40, --top-p 0.95, --min-p 0.05, random seed), -c 4096.
-        Each reply streams to stdout, thinking to stderr, and a usage line follows on stderr. Ctrl-C ends the reply
-        (in prefill too); /exit or end of input ends the chat.
+        Each reply streams to stdout, thinking to stderr, and a usage line follows on stderr. On a terminal: a banner,
+        line editing and history (libedit), \"\"\" for multi-line messages, /help for the commands (/clear, /set,
+        /save, /load, /bye). Piped input: one line per turn, no banner, no prompt. Ctrl-C ends the reply (in prefill
+        too) and keeps what was written. A full context drops the oldest turns. Exit 1 if every turn failed.
         """)
 
-/// `quanta chat`: a multi-turn conversation through the public `LanguageModelSession` API. Each
-/// line on stdin is one user turn (`/exit` or end of input ends the chat); the reply streams to
-/// stdout, thinking (for reasoning models) to stderr, and after every turn one usage line goes
-/// to stderr:
-/// `[usage] input 57 (cached 41), output 12 (reasoning 0), 48.1 tok/s`
-/// where tok/s counts output tokens over the time from the end of prefill to the last token.
-/// A `> ` prompt is shown only when stdin is a terminal, so piped input gives clean output.
-/// Ctrl-C during a reply stops that reply (the session stays usable); elsewhere it quits.
+/// `quanta chat`: a multi-turn conversation through the public `LanguageModelSession` API, like
+/// `ollama run` or `llama-cli -cnv`. On a terminal it shows a banner and reads messages through
+/// libedit; from a pipe it reads one line per turn with no banner or prompt. Lines starting
+/// with `/` are commands (`ChatCommand`). Exits 1 when every turn failed, 0 otherwise.
 func runChat(_ argv: [String]) async -> Int32 {
     let model: LocalLanguageModel
-    let options: GenerationOptions
+    var settings: ChatSettings
     let contextOptions: ContextOptions
     let system: String?
     do throws(UsageError) {
@@ -35,8 +36,8 @@ func runChat(_ argv: [String]) async -> Int32 {
         // requests leave the sampling mode nil so they apply.
         var sampling = try samplingDefaults(args, temperature: 0.8)
         sampling.seed = try seedOption(args)
-        options = GenerationOptions(samplingMode: sampling.temperature == 0 ? .greedy : nil, temperature: sampling.temperature,
-                                    maximumResponseTokens: try predictCount(args, default: 512))
+        settings = ChatSettings(sampling: sampling, maximumTokens: try predictCount(args, default: 512))
+        settings.contextShift = !args.has(noContextShiftOption)
         contextOptions = ContextOptions(reasoningLevel: try reasoningLevel(args.string(reasoningOption)))
         system = args.string(CommonOptions.system)
         model = try await ModelSetup(args, defaultContext: 4096, sampling: sampling).model
@@ -44,79 +45,75 @@ func runChat(_ argv: [String]) async -> Int32 {
         return fail(error, chatSpec)
     }
 
-    let session = LanguageModelSession(model: model, instructions: system)
-    session.prewarm()
-    let interactive = isatty(0) != 0
-    while true {
-        if interactive { printError("> ") }
-        guard let line = readLine() else { break }
-        let prompt = line.trimmingCharacters(in: .whitespaces)
-        if prompt.isEmpty { continue }
-        if prompt == "/exit" || prompt == "/quit" { break }
-        do {
-            try await chatTurn(session, prompt, options, contextOptions)
-        } catch {
-            printError("quanta: error: \(error)\n")
+    let conversation = ChatConversation(model: model, system: system, settings: settings)
+    let editor = isatty(0) != 0 ? LineEditor(program: "quanta") : nil
+    if editor != nil { printError(chatBanner(model)) }
+    let input = ChatInput(editor: editor)
+    var (turns, failures) = (0, 0)
+    loop: while true {
+        switch input.next() {
+        case .end:
+            // Ctrl-D at the prompt: end the prompt's line so the shell's starts on its own.
+            if editor != nil { printError("\n") }
+            break loop
+        case .interrupted:
+            printError("^C (Ctrl-D or /bye quits)\n")
+        case let .text(line):
+            if line.isEmpty { continue }
+            let command: ChatCommand?
+            do { command = try ChatCommand.parse(line) } catch {
+                printError("quanta: error: \(error)\n")
+                continue
+            }
+            if let command {
+                do {
+                    if try await perform(command, on: conversation) == .quit { break loop }
+                } catch {
+                    printError("quanta: error: \(error)\n")
+                }
+                continue
+            }
+            turns += 1
+            do {
+                let dropped = try await conversation.makeRoom(for: line)
+                if dropped > 0 {
+                    printError("[the context is full: dropped the \(dropped) oldest turn\(dropped == 1 ? "" : "s"); /clear starts over]\n")
+                }
+                try await chatTurn(conversation, line, contextOptions)
+            } catch {
+                failures += 1
+                printError("quanta: error: \(error)\n")
+            }
+            // Outside a reply Ctrl-C quits a piped chat; on a terminal the editor reads it as a key.
+            signal(SIGINT, SIG_DFL)
         }
     }
-    return 0
+    return turns > 0 && failures == turns ? 1 : 0
 }
 
-/// Streams one reply and prints its usage line.
-private func chatTurn(_ session: LanguageModelSession, _ prompt: String, _ options: GenerationOptions,
-                      _ contextOptions: ContextOptions) async throws {
-    // Ctrl-C ends the reply: the turn's task is cancelled, which the library sees between
-    // prefill batches and before every token.
-    installInterruptHandler()
-    defer { signal(SIGINT, SIG_DFL) }
-    let turn = ChatTurn()
-    let outcome = await cancellingOnInterrupt {
-        for try await snapshot in session.streamResponse(to: prompt, options: options, contextOptions: contextOptions) {
-            turn.show(snapshot)
-        }
+/// Whether the chat goes on after a command.
+private enum CommandResult { case proceed, quit }
+
+/// Runs a command, printing what it did on stderr.
+private func perform(_ command: ChatCommand, on conversation: ChatConversation) async throws(ChatError) -> CommandResult {
+    switch command {
+    case .help: printError(ChatCommand.helpText)
+    case .bye: return .quit
+    case .clear:
+        conversation.clear()
+        printError("[new conversation]\n")
+    case let .set(name?, value?):
+        try await conversation.set(name, value)
+        printError("[\(conversation.settings.summary)]\n")
+    case .set: printError("[\(conversation.settings.summary)]\n")
+    case let .save(path):
+        let turns = try conversation.save(to: path)
+        printError("[saved \(turns) turn\(turns == 1 ? "" : "s") to \(path)]\n")
+    case let .load(path):
+        let turns = try conversation.load(from: path)
+        printError("[loaded \(turns) turn\(turns == 1 ? "" : "s") from \(path); the conversation continues from there]\n")
     }
-    if case let .failed(message) = outcome { throw ChatTurnError(message: message) }
-    if outcome == .interrupted { printError("\nquanta: reply interrupted\n") }
-    let (thought, decodeStart, usage) = (turn.thought, turn.decodeStart, turn.usage)
-    if !thought.isEmpty { printError("\n") }
-    writeOut("\n")
-    let seconds = max(1e-9, monotonicSeconds() - (decodeStart ?? monotonicSeconds()))
-    let input = usage?.input, output = usage?.output
-    printError("[usage] input \(input?.totalTokenCount ?? 0) (cached \(input?.cachedTokenCount ?? 0)), "
-        + "output \(output?.totalTokenCount ?? 0) (reasoning \(output?.reasoningTokenCount ?? 0)), "
-        + "\(oneDecimal(Double(output?.totalTokenCount ?? 0) / seconds)) tok/s\n")
-}
-
-/// A turn's failure, printed as one line.
-private struct ChatTurnError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
-
-/// What one streamed reply has shown so far; filled by the turn's task, read after it ends.
-private final class ChatTurn: @unchecked Sendable {
-    var shown = "", thought = ""
-    var decodeStart: Double?
-    var usage: LanguageModelSession.Usage?
-
-    func show(_ snapshot: LanguageModelSession.ResponseStream<String>.Snapshot) {
-        if decodeStart == nil { decodeStart = monotonicSeconds() }
-        let reasoning = snapshot.transcriptEntries.compactMap { entry -> String? in
-            guard case let .reasoning(reasoning) = entry else { return nil }
-            return reasoning.segments.map(\.description).joined()
-        }.joined()
-        // Snapshots are cumulative: print what is new. Compared in UTF-8 bytes, not Characters,
-        // because appended text can merge with the last character ("\r" + "\n").
-        if reasoning.utf8.count > thought.utf8.count {
-            printError(String(decoding: reasoning.utf8.dropFirst(thought.utf8.count), as: UTF8.self))
-            thought = reasoning
-        }
-        if snapshot.content.utf8.count > shown.utf8.count {
-            writeOut(String(decoding: snapshot.content.utf8.dropFirst(shown.utf8.count), as: UTF8.self))
-            shown = snapshot.content
-        }
-        usage = snapshot.usage
-    }
+    return .proceed
 }
 
 /// `--reasoning` spellings: the three levels, `none`, or `budget:N` (passed as `.custom`).

@@ -1,0 +1,121 @@
+import Foundation
+import Quanta
+
+/// The conversation `quanta chat` holds: the model, the session on it and the settings, with
+/// what the commands do to them and the room a turn needs in the context.
+final class ChatConversation {
+    private(set) var model: LocalLanguageModel
+    private(set) var session: LanguageModelSession
+    private(set) var settings: ChatSettings
+    private let system: String?
+
+    init(model: LocalLanguageModel, system: String?, settings: ChatSettings) {
+        self.model = model
+        self.system = system
+        self.settings = settings
+        session = LanguageModelSession(model: model, instructions: system)
+        session.prewarm()
+    }
+
+    /// `/clear`: a new session on the same model and system prompt.
+    func clear() {
+        session = LanguageModelSession(model: model, instructions: system)
+        session.prewarm()
+    }
+
+    /// `/set NAME VALUE`. A changed load-time sampler value reloads the model (shared weights)
+    /// and moves the conversation to a session on it.
+    func set(_ name: String, _ value: String) async throws(ChatError) {
+        var changed = settings
+        try changed.set(name, value)
+        var loadTime = changed.sampling
+        loadTime.temperature = model.configuration.sampling.temperature
+        if loadTime != model.configuration.sampling {
+            var configuration = model.configuration
+            configuration.sampling = loadTime
+            do {
+                model = try await LocalLanguageModel(contentsOf: model.url, configuration: configuration)
+            } catch {
+                throw ChatError("\(name) \(value): \(error)")
+            }
+            session = LanguageModelSession(model: model, transcript: session.transcript)
+        }
+        settings = changed
+    }
+
+    /// `/save FILE`: the transcript as JSON. Returns the number of turns written.
+    func save(to path: String) throws(ChatError) -> Int {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            try encoder.encode(session.transcript).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw ChatError("cannot save \(path): \(error.localizedDescription)")
+        }
+        return Self.turns(in: session.transcript)
+    }
+
+    /// `/load FILE`: a session that continues the transcript saved in FILE. Returns its turns.
+    func load(from path: String) throws(ChatError) -> Int {
+        let transcript: Transcript
+        do {
+            transcript = try JSONDecoder().decode(Transcript.self, from: Data(try readInputFile(path)))
+        } catch let error as UsageError {
+            throw ChatError(error.message)
+        } catch {
+            throw ChatError("\(path) is not a saved transcript: \(error)")
+        }
+        session = LanguageModelSession(model: model, transcript: transcript)
+        return Self.turns(in: transcript)
+    }
+
+    /// Keeps an interrupted reply: the session drops a cancelled request, so its prompt and what
+    /// was streamed (`produced`, the last snapshot's entries) are appended here, and later turns
+    /// see the reply as it was cut.
+    func keep(prompt: String, produced: ArraySlice<Transcript.Entry>) {
+        // A reply that finished just as Ctrl-C came is already recorded.
+        guard let last = produced.last, !session.transcript.contains(where: { $0.id == last.id }) else { return }
+        session.transcript.append(.prompt(Transcript.Prompt(segments: [.text(Transcript.TextSegment(content: prompt))])))
+        session.transcript.append(contentsOf: produced.filter { if case .prompt = $0 { false } else { true } })
+    }
+
+    /// Makes room for `prompt` and a reply: when the conversation leaves too little room for the
+    /// reply (`num_predict`, at most half the context), the oldest turns are dropped, keeping the
+    /// system prompt, as llama.cpp's context shift does. A prompt with no history left before it
+    /// runs with whatever room remains. Returns the number of turns dropped.
+    /// - Throws: when the prompt does not fit in the context at all: after dropping every turn,
+    ///   or at once when `context_shift` is off.
+    func makeRoom(for prompt: String) async throws -> Int {
+        let contextSize = model.contextSize
+        let reply = min(settings.maximumTokens ?? contextSize / 4, contextSize / 2)
+        let entry = Transcript.Entry.prompt(Transcript.Prompt(segments: [.text(Transcript.TextSegment(content: prompt))]))
+        var transcript = session.transcript
+        var dropped = 0
+        while true {
+            let tokens = try await model.tokenCount(for: transcript + [entry])
+            if tokens + reply <= contextSize || tokens < contextSize && (transcript.history.isEmpty || !settings.contextShift) { break }
+            guard settings.contextShift else {
+                throw ChatError("the context is full (\(contextSize) tokens): /clear starts a new conversation, "
+                    + "/set context_shift on drops the oldest turns")
+            }
+            guard let next = Self.secondTurnStart(in: transcript.history) else {
+                throw ChatError("this message (\(tokens) tokens) does not fit in the \(contextSize)-token context")
+            }
+            transcript.history = transcript.history[next...]
+            dropped += 1
+        }
+        if dropped > 0 { session.transcript = transcript }
+        return dropped
+    }
+
+    /// Where the second turn of `history` starts (a turn is a prompt and what answered it).
+    private static func secondTurnStart(in history: ArraySlice<Transcript.Entry>) -> Int? {
+        history.indices.dropFirst().first { if case .prompt = history[$0] { true } else { false } }
+            ?? (history.isEmpty ? nil : history.endIndex)
+    }
+
+    /// The number of prompts in `transcript`.
+    static func turns(in transcript: Transcript) -> Int {
+        transcript.filter { if case .prompt = $0 { true } else { false } }.count
+    }
+}
