@@ -35,6 +35,25 @@ import Testing
         #expect(try files.entries("after.json").isEmpty)
     }
 
+    /// A multi-line paste (bracketed by the terminal) is one message, not one per line; its last
+    /// line stays on the prompt for editing until Enter.
+    @Test func aMultiLinePasteIsOneMessage() throws {
+        let files = try ScratchDirectory()
+        defer { files.remove() }
+        let chat = try ChatTerminal(Self.arguments)
+        #expect(chat.waitFor(">>> "))
+        chat.type("Translate: " + "\u{1b}[200~" + "one\rtwo\rthree" + "\u{1b}[201~")
+        #expect(chat.waitFor("... two"), "\(chat.text)")
+        chat.type(" four" + Self.enter)
+        #expect(chat.waitFor("[usage] input"))
+        chat.type("/save \(files.path("paste.json"))" + Self.enter)
+        #expect(chat.waitFor("[saved 1 turn"), "\(chat.text)")
+        chat.type("/bye" + Self.enter)
+        #expect(chat.exitStatus() == 0)
+        let prompt = try files.entries("paste.json").first?.text
+        #expect(prompt == "Translate: one\ntwo\nthree four", "\(prompt.debugDescription)")
+    }
+
     /// `/set` changes the options of the next turn (recorded with its prompt); bad values and
     /// unknown commands are errors that never reach the model.
     @Test func setChangesTheNextTurnsOptions() throws {
@@ -128,8 +147,10 @@ import Testing
         #expect(entries.map(\.type) == ["prompt", "response"])
         let reply = entries.last?.text ?? ""
         #expect(reply.count > 20)
-        // The kept part is what the terminal showed (the terminal writes "\r\n" for "\n").
-        #expect(chat.text.replacingOccurrences(of: "\r\n", with: "\n").contains(reply), "\(reply)")
+        // The kept part is what the terminal showed (which writes "\r\n" for "\n", and echoes
+        // Ctrl-C as "^C" wherever the reply was when the key came).
+        let shown = chat.text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "^C", with: "")
+        #expect(shown.contains(reply), "\(reply)")
     }
 
     /// Ctrl-D at the prompt ends the chat with the shell's prompt on a new line.
