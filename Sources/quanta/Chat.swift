@@ -49,6 +49,7 @@ func runChat(_ argv: [String]) async -> Int32 {
     let editor = isatty(0) != 0 ? LineEditor(program: "quanta") : nil
     if editor != nil { printError(chatBanner(model)) }
     let input = ChatInput(editor: editor)
+    let interrupts = ChatInterrupts(quitsBetweenReplies: editor == nil)
     var (turns, failures) = (0, 0)
     loop: while true {
         switch input.next() {
@@ -79,13 +80,11 @@ func runChat(_ argv: [String]) async -> Int32 {
                 if dropped > 0 {
                     printError("[the context is full: dropped the \(dropped) oldest turn\(dropped == 1 ? "" : "s"); /clear starts over]\n")
                 }
-                try await chatTurn(conversation, line, contextOptions)
+                try await chatTurn(conversation, line, contextOptions, interrupts: interrupts)
             } catch {
                 failures += 1
                 printError("quanta: error: \(error)\n")
             }
-            // Outside a reply Ctrl-C quits a piped chat; on a terminal the editor reads it as a key.
-            signal(SIGINT, SIG_DFL)
         }
     }
     return turns > 0 && failures == turns ? 1 : 0

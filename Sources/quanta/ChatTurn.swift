@@ -8,10 +8,11 @@ import Quanta
 /// where tok/s counts output tokens over the time from the end of prefill to the last token.
 /// Ctrl-C cancels the request (in prefill too); what was streamed until then is kept in the
 /// conversation and counted.
-func chatTurn(_ conversation: ChatConversation, _ prompt: String, _ contextOptions: ContextOptions) async throws {
+func chatTurn(_ conversation: ChatConversation, _ prompt: String, _ contextOptions: ContextOptions,
+              interrupts: ChatInterrupts) async throws {
     let session = conversation.session, options = conversation.settings.options
     let turn = ChatTurn()
-    let outcome = await cancellingOnInterrupt {
+    let outcome = await interrupts.run {
         for try await snapshot in session.streamResponse(to: prompt, options: options, contextOptions: contextOptions) {
             turn.show(snapshot)
         }
@@ -21,7 +22,8 @@ func chatTurn(_ conversation: ChatConversation, _ prompt: String, _ contextOptio
     writeOut("\n")
     if outcome == .interrupted {
         conversation.keep(prompt: prompt, produced: turn.entries)
-        printError("[reply interrupted; the part above stays in the conversation]\n")
+        printError(turn.entries.isEmpty ? "[reply interrupted before its first token]\n"
+            : "[reply interrupted; the part above stays in the conversation]\n")
     }
     let seconds = max(1e-9, monotonicSeconds() - (turn.decodeStart ?? monotonicSeconds()))
     let input = turn.usage?.input, output = turn.usage?.output

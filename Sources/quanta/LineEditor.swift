@@ -50,8 +50,9 @@ final class LineEditor {
         quanta_history_set_size(history, 1000)
         quanta_el_set_history(editor, history)
         quanta_el_set_prompt(editor) { _ in currentPrompt }
-        // libedit restores the terminal on SIGTSTP/SIGCONT and follows SIGWINCH resizes.
-        quanta_el_handle_signals(editor, 1)
+        // No libedit signal handlers: they replace SIGINT's disposition while editing, and after
+        // that Ctrl-C no longer reached the chat's SIGINT source during replies.
+        quanta_el_handle_signals(editor, 0)
         // Ctrl-C while typing is a key that drops the line (as in a shell), not a signal that
         // would end the chat: the editing mode turns ISIG off and binds ^C.
         quanta_el_setty(editor, "-isig")

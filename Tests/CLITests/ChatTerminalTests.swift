@@ -115,42 +115,47 @@ import Testing
         #expect(continued.filter { $0.type == "response" }.count == 2)
     }
 
-    /// Ctrl-C during a long reply stops it; the part already shown stays in the conversation
-    /// (saved with its prompt) and its tokens are counted. Ctrl-C at the prompt drops the line.
+    /// Ctrl-C during a long reply stops it, in any turn; the part already shown stays in the
+    /// conversation (saved with its prompt) and its tokens are counted. Ctrl-C at the prompt
+    /// drops the line being typed.
     @Test func anInterruptedReplyIsKept() throws {
         let files = try ScratchDirectory()
         defer { files.remove() }
         var arguments = Self.arguments
         arguments.replaceSubrange(arguments.firstIndex(of: "-n")!...arguments.firstIndex(of: "-n")! + 1, with: ["-n", "400"])
         arguments.replaceSubrange(arguments.firstIndex(of: "-t")!...arguments.firstIndex(of: "-t")! + 1, with: ["-t", "1"])
+        arguments.replaceSubrange(arguments.firstIndex(of: "-c")!...arguments.firstIndex(of: "-c")! + 1, with: ["-c", "2048"])
         let chat = try ChatTerminal(arguments)
         #expect(chat.waitFor(">>> "))
-        chat.type("Write a long story about a dragon." + Self.enter)
-        #expect(chat.waitFor("dragon.\r\n"))
-        // Some of the reply streams before Ctrl-C.
-        let start = chat.text.utf8.count
-        let deadline = Date().addingTimeInterval(20)
-        while chat.text.utf8.count < start + 80 && Date() < deadline { usleep(20_000) }
-        chat.type(Self.ctrlC)
-        #expect(chat.waitFor("[reply interrupted"), "\(chat.text)")
-        #expect(chat.waitFor("[usage] input"))
-        let usage = chat.text.components(separatedBy: "[usage] ").last ?? ""
-        let output = usage.components(separatedBy: "output ").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) } ?? 0
-        #expect(output > 0 && output < 400, "\(usage)")
+        // Both prompts get hundreds of tokens from SmolLM2 at --temp 0: Ctrl-C comes mid-reply.
+        for story in ["Write a long story about a dragon.", "Continue the story."] {
+            chat.type(story + Self.enter)
+            #expect(chat.waitFor(story + "\r\n"))
+            // Some of the reply streams before Ctrl-C.
+            let start = chat.text.utf8.count
+            let deadline = Date().addingTimeInterval(10)
+            while chat.text.utf8.count < start + 80 && Date() < deadline { usleep(20_000) }
+            chat.type(Self.ctrlC)
+            #expect(chat.waitFor("[reply interrupted; the part above stays"), "\(chat.text)")
+            #expect(chat.waitFor("[usage] input"))
+            let usage = chat.text.components(separatedBy: "[usage] ").last ?? ""
+            let output = usage.components(separatedBy: "output ").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) } ?? 0
+            #expect(output > 0 && output < 400, "\(usage)")
+        }
         chat.type("typed, then dropped" + Self.ctrlC)
         #expect(chat.waitFor("^C"))
         chat.type("/save \(files.path("cut.json"))" + Self.enter)
-        #expect(chat.waitFor("[saved 1 turn"), "\(chat.text)")
+        #expect(chat.waitFor("[saved 2 turns"), "\(chat.text)")
         chat.type("/bye" + Self.enter)
         #expect(chat.exitStatus() == 0)
         let entries = try files.entries("cut.json")
-        #expect(entries.map(\.type) == ["prompt", "response"])
-        let reply = entries.last?.text ?? ""
-        #expect(reply.count > 20)
-        // The kept part is what the terminal showed (which writes "\r\n" for "\n", and echoes
+        #expect(entries.map(\.type) == ["prompt", "response", "prompt", "response"])
+        // The kept parts are what the terminal showed (which writes "\r\n" for "\n", and echoes
         // Ctrl-C as "^C" wherever the reply was when the key came).
         let shown = chat.text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "^C", with: "")
-        #expect(shown.contains(reply), "\(reply)")
+        for reply in entries.filter({ $0.type == "response" }).map(\.text) {
+            #expect(reply.count > 20 && shown.contains(reply), "\(reply)")
+        }
     }
 
     /// Ctrl-D at the prompt ends the chat with the shell's prompt on a new line.
