@@ -41,7 +41,8 @@ enum ChatCommand: Equatable {
           /help, /?           this list
           /clear              start a new conversation (same model, same system prompt)
           /set                show the sampling settings
-          /set NAME VALUE     change one for the next replies: \(ChatSettings.names.joined(separator: ", "))
+          /set NAME VALUE     change one for the next replies; NAME is one of
+                              \(ChatSettings.names.joined(separator: ", "))
           /save FILE          write the conversation to FILE (JSON transcript)
           /load FILE          continue the conversation saved in FILE
           /bye, /exit         quit (Ctrl-D too)

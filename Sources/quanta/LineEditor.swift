@@ -37,7 +37,9 @@ final class LineEditor {
     init?(program: String) {
         // libedit decodes multi-byte characters as the locale at `el_init` says; the C locale
         // would show "é" as octal escapes.
-        if String(cString: setlocale(LC_CTYPE, "")) == "C" { setlocale(LC_CTYPE, "C.UTF-8") }
+        // (An environment naming a locale that is not installed gets nil.)
+        let locale = setlocale(LC_CTYPE, "").map { String(cString: $0) }
+        if locale == nil || locale == "C" || locale == "POSIX" { setlocale(LC_CTYPE, "C.UTF-8") }
         guard let input = fdopen(0, "r"), let output = fdopen(2, "w"),
               let editor = el_init(program, input, output, output) else { return nil }
         guard let history = history_init() else {
