@@ -6,8 +6,10 @@ import Testing
 
     /// Three piped turns: three replies on stdout, three usage lines on stderr, and from the
     /// second turn on, the cache holds every earlier turn (cached grows past the previous input).
+    /// Greedy: a sampled reply may hold a token sequence its own text does not tokenize back to,
+    /// and the reuse then stops at that token (as in llama.cpp).
     @Test func threePipedTurns() throws {
-        let r = try runQuanta(["chat", "--model", smollm, "--system", "Answer in one short sentence.", "-n", "24",
+        let r = try runQuanta(["chat", "--model", smollm, "--system", "Answer in one short sentence.", "-n", "24", "--temp", "0",
                                "--ctx", "1024", "--threads", "2"],
                               stdin: "What is the capital of France?\nAnd of Spain?\nThank you!\n")
         #expect(r.status == 0, "\(r.stderr)")
