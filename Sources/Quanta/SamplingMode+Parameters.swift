@@ -8,10 +8,12 @@ extension GenerationOptions {
     func samplingParameters(defaults: LocalLanguageModel.SamplingDefaults = .init(), fallbackSeed: UInt64) -> SamplingParameters {
         let temperature = Float(max(0, temperature ?? defaults.temperature))
         let penalty = Float(defaults.repetitionPenalty), window = defaults.repetitionWindow, minP = Float(defaults.minP)
+        let greedy = SamplingParameters(temperature: 0, topK: 1, topP: 1, minP: 0, repetitionPenalty: penalty,
+                                        repetitionWindow: window)
+        if temperature == 0 { return greedy }
         switch sampling?.kind {
-        case .greedy?, _ where temperature == 0:
-            return SamplingParameters(temperature: 0, topK: 1, topP: 1, minP: 0, repetitionPenalty: penalty,
-                                      repetitionWindow: window)
+        case .greedy?:
+            return greedy
         case let .randomTopK(k, seed)?:
             return SamplingParameters(temperature: temperature, topK: max(1, k), topP: 1, minP: minP, repetitionPenalty: penalty,
                                       repetitionWindow: window, seed: seed ?? fallbackSeed)

@@ -49,7 +49,7 @@ func runChat(_ argv: [String]) async -> Int32 {
     let editor = isatty(0) != 0 ? LineEditor(program: "quanta") : nil
     if editor != nil { printError(chatBanner(model)) }
     let input = ChatInput(editor: editor)
-    let interrupts = ChatInterrupts(quitsBetweenReplies: editor == nil)
+    let interrupts = Interrupts(quitsBetweenReplies: editor == nil)
     var (turns, failures) = (0, 0)
     loop: while true {
         switch input.next() {

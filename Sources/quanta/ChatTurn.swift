@@ -9,7 +9,7 @@ import Quanta
 /// Ctrl-C cancels the request (in prefill too); what was streamed until then is kept in the
 /// conversation and counted.
 func chatTurn(_ conversation: ChatConversation, _ prompt: String, _ contextOptions: ContextOptions,
-              interrupts: ChatInterrupts) async throws {
+              interrupts: Interrupts) async throws {
     let session = conversation.session, options = conversation.settings.options
     let turn = ChatTurn()
     let outcome = await interrupts.run {

@@ -33,10 +33,9 @@ func runGenerate(_ argv: [String]) async -> Int32 {
     } catch {
         return fail(error, generateSpec)
     }
-    installInterruptHandler()
     let run = GenerateRun()
     let model = setup.model
-    let outcome = await cancellingOnInterrupt {
+    let outcome = await Interrupts(quitsBetweenReplies: true).run {
         for try await event in model.complete(prompt, maximumTokens: maximum, seed: seed) {
             run.record(event, print: !idsOnly)
         }

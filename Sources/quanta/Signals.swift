@@ -2,16 +2,6 @@
 import Glibc
 #endif
 
-/// Set by the SIGINT handler; `cancellingOnInterrupt` turns it into task cancellation.
-nonisolated(unsafe) var interrupted: sig_atomic_t = 0
-
-/// Ctrl-C sets `interrupted` (a signal handler may only touch such a flag).
-func installInterruptHandler() {
-    interrupted = 0
-    unblock(SIGINT)
-    signal(SIGINT) { _ in interrupted = 1 }
-}
-
 /// The model is memory-mapped: if the file shrinks while in use (truncated, or replaced in place
 /// by a copy), touching a page past its new end raises SIGBUS. Report that in one line and exit 1
 /// instead of dying with "Bus error". Nothing can be recovered at that point: the fault may be in
