@@ -45,12 +45,12 @@ struct TokenGenerator {
             if await !emit(token) { stop = .endOfGeneration; break }
             if generated == limit { break }
             if sequence.tokens.count >= contextSize { stop = .contextFull; break }
-            logits = try sequence.append([token], wantLogits: true) ?? []
+            logits = try sequence.appendOne(token, wantLogits: true) ?? []
         }
         // Run the final token too, so the cache holds the whole response and the next turn
         // reuses all of it (an end-of-generation token usually ends the rendered turn).
         if let last, sequence.tokens.count < contextSize, !Task.isCancelled {
-            _ = try sequence.append([last], wantLogits: false)
+            _ = try sequence.appendOne(last, wantLogits: false)
         }
         if stop == .length && sequence.tokens.count >= contextSize && generated < limit { stop = .contextFull }
         return (generated, stop)

@@ -10,6 +10,8 @@ final class TokenSequence: @unchecked Sendable {
     let network: any CausalLanguageModel
     let state: ForwardState
     private(set) var tokens: [Int32] = []
+    /// One-token batch reused by `appendOne`, so decoding does not build an array per token.
+    private var single: [Int32] = [0]
 
     init(network: any CausalLanguageModel, contextSize: Int, threads: Int, kvCache: KVCacheFormat = .f16) {
         self.network = network
@@ -56,5 +58,11 @@ final class TokenSequence: @unchecked Sendable {
             done += batch.count
         }
         return logits
+    }
+
+    /// `append([token], wantLogits:)` without a new array per token.
+    func appendOne(_ token: Int32, wantLogits: Bool) throws -> [Float]? {
+        single[0] = token
+        return try append(single, wantLogits: wantLogits)
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 // The tokenizer built from GGUF metadata: special-token partitioning, then SentencePiece or
 // byte-level BPE on each raw fragment, with BOS/EOS as llama.cpp's `llama_vocab::impl::tokenize`.
 import GGUF
@@ -5,6 +6,8 @@ import GGUF
 /// A `Tokenizer` for `llama` (SentencePiece-style) and `gpt2` (byte-level BPE) GGUF vocabularies.
 public final class GGUFTokenizer: Tokenizer {
     let vocabulary: Vocabulary
+    /// `withPieceBytes`'s table, once built.
+    private let decodedPieces = Mutex<DecodedPieces?>(nil)
     let special: SpecialTokenMatcher
     private let encoder: Encoder
 
@@ -109,6 +112,16 @@ public final class GGUFTokenizer: Tokenizer {
 
     public func pieceBytes(_ id: Int32, renderSpecial: Bool) -> [UInt8] {
         Detokenizer.pieceBytes(vocabulary, id, renderSpecial: renderSpecial)
+    }
+
+    public func withPieceBytes<R>(_ id: Int32, renderSpecial: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if renderSpecial { return pieceBytes(id, renderSpecial: true).withUnsafeBufferPointer(body) }
+        // Built on the first call (generation), not at load: tokenizing alone never needs it.
+        let table = decodedPieces.withLock { table in
+            if table == nil { table = DecodedPieces(vocabulary) }
+            return table!
+        }
+        return table.withPiece(id, body)
     }
 
     public func piece(_ id: Int32) -> String {

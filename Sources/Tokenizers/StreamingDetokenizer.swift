@@ -21,10 +21,11 @@ public struct StreamingDetokenizer {
 
     /// Adds one token and returns the text that is now final (possibly empty).
     public mutating func append(_ id: Int32) -> String {
-        var piece = tokenizer.pieceBytes(id, renderSpecial: renderSpecial)
-        if isFirst && tokenizer.stripsLeadingSpace && piece.first == 0x20 { piece.removeFirst() }
+        let strip = isFirst && tokenizer.stripsLeadingSpace
+        tokenizer.withPieceBytes(id, renderSpecial: renderSpecial) { piece in
+            pending.append(contentsOf: strip && piece.first == 0x20 ? UnsafeBufferPointer(rebasing: piece.dropFirst()) : piece)
+        }
         isFirst = false
-        pending.append(contentsOf: piece)
         let cut = stablePrefixLength()
         if cut == 0 { return "" }
         return emit(cut)
@@ -38,10 +39,12 @@ public struct StreamingDetokenizer {
     }
 
     private mutating func emit(_ count: Int) -> String {
-        var chunk = Array(pending[0..<count])
+        // The clean-up passes only ever remove spaces: a chunk without one is final as it is.
+        let text = tokenizer.cleansSpaces && pending[0..<count].contains(0x20)
+            ? String(decoding: Detokenizer.cleanSpaces(Array(pending[0..<count])), as: UTF8.self)
+            : String(decoding: pending[0..<count], as: UTF8.self)
         pending.removeSubrange(0..<count)
-        if tokenizer.cleansSpaces { chunk = Detokenizer.cleanSpaces(chunk) }
-        return String(decoding: chunk, as: UTF8.self)
+        return text
     }
 
     /// How many leading bytes of `pending` can be emitted now.

@@ -19,6 +19,9 @@ public protocol Tokenizer: Sendable {
     func decode(_ ids: [Int32], renderSpecial: Bool) -> String
     /// The raw bytes one token stands for (control tokens only when `renderSpecial`).
     func pieceBytes(_ id: Int32, renderSpecial: Bool) -> [UInt8]
+    /// Calls `body` with the bytes `pieceBytes` would return, without building an array
+    /// (streaming detokenization calls it for every generated token).
+    func withPieceBytes<R>(_ id: Int32, renderSpecial: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R
     /// One token's text, special tokens rendered, invalid UTF-8 replaced (for display).
     func piece(_ id: Int32) -> String
     /// Number of ids in the vocabulary.

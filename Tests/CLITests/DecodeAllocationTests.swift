@@ -5,11 +5,10 @@ import Testing
 /// LD_PRELOAD shim (compiled here with the toolchain's clang) that counts `malloc` calls and
 /// prints the total at exit. Two runs that differ only in the number of generated tokens give the
 /// mallocs per extra token, which covers the whole forward pass (matmuls, attention, KV cache,
-/// buffers) plus the library's decode loop that `generate` now runs on (`complete`): the sampled
-/// token's one-element batch and its logits row (2), and the streaming detokenizer, which builds
-/// small arrays per token (piece bytes, byte-level decoding, the UTF-8 scan, the emitted chunk:
-/// about 5; measured 7.1 (SmolLM2) and 5.1 (Gemma) per token). Any buffer the forward pass started to
-/// allocate per token, per layer or per matmul would add tens.
+/// buffers) plus the library's decode loop that `generate` runs on (`complete`): the sampled
+/// token's one-element batch is reused, the streaming detokenizer copies each token's bytes from
+/// a table decoded once, and the logits row is the one array made per token (measured 1.1–1.9 per
+/// token for SmolLM2, 0.2–0.4 for Gemma, across runs).
 @Suite struct DecodeAllocationTests {
     static let counter = """
         #include <stdio.h>
@@ -63,6 +62,6 @@ import Testing
         try #require(manyTokens - fewTokens >= 32, "too few extra tokens to measure (\(fewTokens), \(manyTokens))")
         let perToken = Double(many - few) / Double(manyTokens - fewTokens)
         print("\(file): \(perToken) mallocs per generated token (\(few) for \(fewTokens) tokens, \(many) for \(manyTokens))")
-        #expect(perToken <= 10, "\(file): \(perToken) mallocs per generated token")
+        #expect(perToken <= 3, "\(file): \(perToken) mallocs per generated token")
     }
 }
