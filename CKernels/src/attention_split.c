@@ -1,9 +1,10 @@
 // Split-K ("flash-decoding") attention of one query row against the fp16 KV cache (ck_ops.h).
 //
 // The visible positions [first, last] (n of them) are cut into T contiguous ranges, unit u
-// covering first + n*u/T ..< first + n*(u+1)/T. A unit walks its range once per KV head g and
-// serves all G = heads / kv_heads query heads of g from the same K and V rows:
-//   scores   s[h][p] = q_h · k_p                       (G x len floats of the thread's scratch)
+// covering first + n*u/T ..< first + n*(u+1)/T. A unit walks its range once, a block of rows at
+// a time, and serves every query head h from KV head g = h / (heads / kv_heads) of the same
+// rows (so a row is read from memory once, whole, and from L1 by the other heads):
+//   scores   s[h][p] = q_h · k_p[g]                    (heads x len floats of the thread's scratch)
 //   max      m_h     = max_p s[h][p]
 //   weights  w[h][p] = e^(s[h][p] - m_h),  l_h = sum_p w[h][p]
 //   partial  o_h[d]  = sum_p w[h][p] * v_p[d]           (unnormalised, fp32)
@@ -15,7 +16,7 @@
 //
 // Two paths with the same structure: scalar C (the reference, any head_dim) and AVX2/F16C
 // (head_dim a multiple of 8; vector exp, eight-position score blocks, V in blocks of positions
-// so each row is read from memory once and from L1 by the other heads of its group). With one
+// so each row is read from memory once and from L1 by the other heads). With one
 // unit the AVX2 path computes exactly what the per-head kernel of attention.c does (same dot,
 // exp, sum and accumulation order), so one thread gives that kernel's bits.
 #include <math.h>
@@ -28,13 +29,13 @@
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 
-/// One unit's view: KV head g's rows from `first`, `len` positions, G query heads.
+/// One unit's view: `len` rows from the range's first position, every head.
 typedef struct {
-    const float *q;             // [G][hd], head g*G's query first
-    const uint8_t *k, *v;       // position `first`'s row, offset to KV head g (fp16)
-    int64_t row_bytes, hd, len, group;
-    float *s;                   // [G][len] scores, then weights
-    float *o, *m, *l;           // partial slot of head g*G: o [G][hd], m [G], l [G]
+    const float *q;             // [heads][hd]
+    const uint8_t *k, *v;       // the range's first row (fp16); KV head g at byte 2*g*hd
+    int64_t row_bytes, hd, len, heads, group;
+    float *s;                   // [heads][len] scores, then weights
+    float *o, *m, *l;           // partial slot: o [heads][hd], m [heads], l [heads]
 } range_job;
 
 /// Floats of one partial slot: o [heads][hd], m [heads], l [heads].
@@ -48,11 +49,12 @@ static inline float half_at(const uint8_t *row, int64_t i) {
 /// Scalar reference: scores, per-head max and e^(s - m) with libm, then the weighted V sum.
 static void range_ref(const range_job *j) {
     const int64_t hd = j->hd, len = j->len;
-    for (int64_t h = 0; h < j->group; h++) {
+    for (int64_t h = 0; h < j->heads; h++) {
         const float *q = j->q + h * hd;
+        const uint8_t *k = j->k + 2 * (h / j->group) * hd;
         float *s = j->s + h * len, mx = -INFINITY;
         for (int64_t p = 0; p < len; p++) {
-            const uint8_t *kp = j->k + p * j->row_bytes;
+            const uint8_t *kp = k + p * j->row_bytes;
             float dot = 0;
             for (int64_t d = 0; d < hd; d++) dot += q[d] * half_at(kp, d);
             s[p] = dot;
@@ -65,8 +67,8 @@ static void range_ref(const range_job *j) {
         for (int64_t d = 0; d < hd; d++) j->o[h * hd + d] = 0;
     }
     for (int64_t p = 0; p < len; p++) {
-        const uint8_t *vp = j->v + p * j->row_bytes;
-        for (int64_t h = 0; h < j->group; h++) {
+        for (int64_t h = 0; h < j->heads; h++) {
+            const uint8_t *vp = j->v + p * j->row_bytes + 2 * (h / j->group) * hd;
             const float w = j->s[h * len + p];
             float *o = j->o + h * hd;
             for (int64_t d = 0; d < hd; d++) o[d] += w * half_at(vp, d);
@@ -98,25 +100,25 @@ T256 static inline __m256 dots8(const float *q, const uint8_t *kp, int64_t row_b
     return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
-/// Positions per V block: 16 rows of one KV head (at most 8 KiB for head_dim 256) stay in L1
-/// while every query head of the group and every 64-dim chunk passes over them.
+/// Positions per V block: 16 rows (8 KiB for 2 KV heads of 128) stay in L1 while every query
+/// head and every 64-dim chunk passes over them.
 enum { VB = 16, VCHUNK = 64 };
 
 T256 static void range_avx2(const range_job *j) {
-    const int64_t hd = j->hd, len = j->len, G = j->group;
+    const int64_t hd = j->hd, len = j->len, H = j->heads;
     // Scores: each block of 8 K rows comes from memory once, then from L1 for the other heads.
     __m256 vmax[64];
-    const int64_t gv = G < 64 ? G : 64;   // heads with a vector running max (the rest: scalar)
+    const int64_t gv = H < 64 ? H : 64;   // heads with a vector running max (the rest: scalar)
     for (int64_t h = 0; h < gv; h++) vmax[h] = _mm256_set1_ps(-INFINITY);
     int64_t p0 = 0;
     for (; p0 + 8 <= len; p0 += 8) {
-        for (int64_t h = 0; h < G; h++) {
-            const __m256 s8 = dots8(j->q + h * hd, j->k + p0 * j->row_bytes, j->row_bytes, hd);
+        for (int64_t h = 0; h < H; h++) {
+            const __m256 s8 = dots8(j->q + h * hd, j->k + p0 * j->row_bytes + 2 * (h / j->group) * hd, j->row_bytes, hd);
             _mm256_storeu_ps(j->s + h * len + p0, s8);
             if (h < gv) vmax[h] = _mm256_max_ps(vmax[h], s8);
         }
     }
-    for (int64_t h = 0; h < G; h++) {
+    for (int64_t h = 0; h < H; h++) {
         float mx = -INFINITY, *s = j->s + h * len;
         if (h < gv) {
             float lanes[8];
@@ -127,7 +129,7 @@ T256 static void range_avx2(const range_job *j) {
         }
         const float *q = j->q + h * hd;
         for (int64_t p = p0; p < len; p++) {
-            const uint8_t *kp = j->k + p * j->row_bytes;
+            const uint8_t *kp = j->k + p * j->row_bytes + 2 * (h / j->group) * hd;
             __m256 acc = _mm256_setzero_ps();
             for (int64_t d = 0; d < hd; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), load_half8(kp + 2 * d), acc);
             s[p] = hsum256(acc);
@@ -161,12 +163,12 @@ T256 static void range_avx2(const range_job *j) {
     // slower: the extra stores cost more than the conversions they save.)
     for (int64_t b0 = 0; b0 < len; b0 += VB) {
         const int64_t bn = len - b0 < VB ? len - b0 : VB;
-        for (int64_t h = 0; h < G; h++) {
+        for (int64_t h = 0; h < H; h++) {
             const float *w = j->s + h * len + b0;
             for (int64_t d0 = 0; d0 < hd; d0 += VCHUNK) {
                 const int n8 = (int)((hd - d0 < VCHUNK ? hd - d0 : VCHUNK) / 8);
                 float *o = j->o + h * hd + d0;
-                const uint8_t *vc = j->v + b0 * j->row_bytes + 2 * d0;
+                const uint8_t *vc = j->v + b0 * j->row_bytes + 2 * ((h / j->group) * hd + d0);
                 __m256 acc[VCHUNK / 8];
                 if (n8 == VCHUNK / 8) {
                     for (int i = 0; i < VCHUNK / 8; i++) acc[i] = _mm256_loadu_ps(o + 8 * i);
@@ -194,26 +196,22 @@ typedef struct {
     int simd;
 } split_job;
 
-/// Unit u: positions first + n*u/units ..< first + n*(u+1)/units for every KV head. Thread t's
-/// scratch block starts with the working scores [G][len]; unit u's partial sits in the tail of
+/// Unit u: positions first + n*u/units ..< first + n*(u+1)/units, every head. Thread t's
+/// scratch block starts with the working scores [heads][len]; unit u's partial sits in the tail of
 /// block u (units <= blocks; ck_attention_split_k checked that the two do not meet).
 static void run_unit(void *ctx, int64_t u, int t) {
     const split_job *sj = ctx;
     const ck_attention_desc *d = sj->d;
     const int64_t a = sj->first + sj->n * u / sj->units, b = sj->first + sj->n * (u + 1) / sj->units;
-    const int64_t hd = d->head_dim, group = d->heads / d->kv_heads;
+    const int64_t hd = d->head_dim;
     float *part = d->scratch + u * d->scratch_stride + (d->scratch_stride - partial_floats(d));
-    for (int64_t g = 0; g < d->kv_heads; g++) {
-        const int64_t h0 = g * group;
-        const range_job j = {
-            .q = d->q + h0 * hd,
-            .k = d->k + 2 * g * hd + a * d->row_bytes, .v = d->v + 2 * g * hd + a * d->row_bytes,
-            .row_bytes = d->row_bytes, .hd = hd, .len = b - a, .group = group,
-            .s = d->scratch + (int64_t)t * d->scratch_stride,
-            .o = part + h0 * hd, .m = part + d->heads * hd + h0, .l = part + d->heads * (hd + 1) + h0,
-        };
-        if (sj->simd) range_avx2(&j); else range_ref(&j);
-    }
+    const range_job j = {
+        .q = d->q, .k = d->k + a * d->row_bytes, .v = d->v + a * d->row_bytes,
+        .row_bytes = d->row_bytes, .hd = hd, .len = b - a, .heads = d->heads, .group = d->heads / d->kv_heads,
+        .s = d->scratch + (int64_t)t * d->scratch_stride,
+        .o = part, .m = part + d->heads * hd, .l = part + d->heads * (hd + 1),
+    };
+    if (sj->simd) range_avx2(&j); else range_ref(&j);
 }
 
 /// out[h] = sum_u e^(m_u - M) o_u / sum_u e^(m_u - M) l_u, units in order 0, 1, ...
@@ -246,8 +244,8 @@ int ck_attention_split_k(const ck_attention_desc *d, int nthreads) {
     const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0;
     const int64_t n = last - first + 1;
     const int64_t units = nthreads < n ? nthreads : n;
-    const int64_t group = d->heads / d->kv_heads, longest = (n + units - 1) / units;
-    if (group * longest + partial_floats(d) > d->scratch_stride) return 0;
+    const int64_t longest = (n + units - 1) / units;
+    if (d->heads * longest + partial_floats(d) > d->scratch_stride) return 0;
     split_job sj = {d, first, n, units, ck_kernel_path_get() != CK_PATH_REF && d->head_dim % 8 == 0};
     ck_parallel_units(run_unit, &sj, units, (int)units);
     merge(d, units);
