@@ -9,13 +9,14 @@ import Grammar
 let defaultModelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 let modelBenchUsage = """
-usage: bench [--model PATH]... [-p N[,N]] [-n N[,N]] [-r N] [--threads N[,N]] [--depth N]
+usage: bench [--model PATH]... [-p N[,N]] [-n N[,N]] [-r N] [--threads N[,N]] [--depth N[,N]]
              [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4]
              [--kv f16|q8_0|mxfp8_e4m3] [--schema] [--json] [--compare-llama-cpp]
 
 llama-bench's tests: ppN prefills N tokens into an empty cache (one batch, logits of the last
 row), tgN generates N tokens one at a time (logits every step). Each test runs once to warm up,
-then -r times; tok/s is reported as mean ± stddev. --depth fills the cache with N tokens first.
+then -r times; tok/s is reported as mean ± stddev. --depth fills the cache with N tokens first;
+a list runs every test at each depth (its own rows, named "@ dN" when N > 0).
 --schema adds tgN+schema beside each tgN: the same decode with every step masked by a JSON
 schema's token mask (guided generation), and prints the masking time per token and its share.
 --compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and
@@ -31,7 +32,8 @@ struct ModelBenchOptions {
     var repetitions = 5
     /// Default: every online core, as llama-bench does.
     var threads = [max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))]
-    var depth = 0
+    /// Cached tokens before each test; every test runs at each depth in turn.
+    var depths = [0]
     var json = false
     var compare = false
     var schema = false
@@ -63,7 +65,7 @@ struct ModelBenchOptions {
             case "-t", "--threads":
                 threads = try ints(a)
                 guard threads.allSatisfy({ $0 > 0 }) else { throw .usage("--threads must be at least 1") }
-            case "--depth", "-d": depth = try ints(a)[0]
+            case "--depth", "-d": depths = try ints(a)
             case "--json": json = true
             case "--compare-llama-cpp": compare = true
             case "--schema": schema = true
@@ -120,19 +122,23 @@ func runModelBench(_ args: [String]) -> Int32 {
         }
         let loadSeconds = now() - t0
         let info = ModelInfo(path: path, file: file)
-        var tests: [(name: String, run: (Int) -> Double)] = []
-        for p in options.prompts { tests.append(("pp\(p)", { threads in prefill(model, tokens: p, depth: options.depth, threads: threads, kv: options.kv) })) }
-        for n in options.generations { tests.append(("tg\(n)", { threads in generate(model, tokens: n, depth: options.depth, threads: threads, kv: options.kv) })) }
+        var tests: [(name: String, depth: Int, run: (Int) -> Double)] = []
+        for depth in options.depths {
+            for p in options.prompts { tests.append(("pp\(p)", depth, { threads in prefill(model, tokens: p, depth: depth, threads: threads, kv: options.kv) })) }
+            for n in options.generations { tests.append(("tg\(n)", depth, { threads in generate(model, tokens: n, depth: depth, threads: threads, kv: options.kv) })) }
+        }
         if options.schema {
             let vocabulary: TokenVocabulary
             do { vocabulary = try grammarVocabulary(file) } catch {
                 printError("bench: \(path): \(error)\n")
                 return 1
             }
-            for n in options.generations {
-                tests.append(("tg\(n)+schema", { threads in
-                    generateGuided(model, tokens: n, depth: options.depth, threads: threads, kv: options.kv, vocabulary: vocabulary)
-                }))
+            for depth in options.depths {
+                for n in options.generations {
+                    tests.append(("tg\(n)+schema", depth, { threads in
+                        generateGuided(model, tokens: n, depth: depth, threads: threads, kv: options.kv, vocabulary: vocabulary)
+                    }))
+                }
             }
         }
         schemaMaskMicroseconds = []
@@ -140,7 +146,7 @@ func runModelBench(_ args: [String]) -> Int32 {
         var theirPeak: Double?   // largest llama-bench peak RSS on this model, MiB
         for threads in options.threads {
             for test in tests {
-                let name = options.depth > 0 ? "\(test.name) @ d\(options.depth)" : test.name
+                let name = test.depth > 0 ? "\(test.name) @ d\(test.depth)" : test.name
                 printError("bench: \(info.name) \(name) t=\(threads): warm-up\n")
                 _ = test.run(threads)
                 var samples: [Double] = []
@@ -152,7 +158,7 @@ func runModelBench(_ args: [String]) -> Int32 {
                 if let llamaBench {
                     printError("bench: llama-bench \(name) t=\(threads)\n")
                     theirs = llamaBench.run(model: path, test: test.name, threads: threads, repetitions: options.repetitions,
-                                            depth: options.depth)
+                                            depth: test.depth)
                     if let rss = theirs?.peakRSSMiB { theirPeak = max(theirPeak ?? 0, rss) }
                 }
                 let m = Measurement(model: info.name, test: name, threads: threads, samples: samples)

@@ -1,5 +1,6 @@
 // Grouped-query attention over the KV cache (ck_ops.h). Prefill (>= CK_TILED_MIN_ROWS rows, SIMD
-// paths) runs the blocked kernel of attention_tiled.c; otherwise one (query row, head) pair is
+// paths) runs the blocked kernel of attention_tiled.c; one decode row over a long fp16 context
+// on 2+ threads runs split-K (attention_split.c); otherwise one (query row, head) pair is
 // the unit of work: scores q·k over the visible positions, softmax, weighted sum of v.
 // fp16 rows have an AVX2/F16C twin (head_dim a multiple of 8: 64 and 256 for our models; its
 // softmax uses the vector exp, so it matches the reference to rounding, not bit for bit); the
@@ -200,7 +201,14 @@ static void run(void *ctx, int t, int nthreads) {
 /// Query rows from which the blocked prefill kernel (attention_tiled.c) takes over.
 #define CK_TILED_MIN_ROWS 4
 
+/// Positions query row 0 sees (its window, or everything up to it).
+static int64_t visible(const ck_attention_desc *d) {
+    const int64_t all = d->positions[0] + 1;
+    return d->window > 0 && d->window < all ? d->window : all;
+}
+
 void ck_attention(const ck_attention_desc *d, int nthreads) {
+    if (d->rows == 1 && nthreads > 1 && visible(d) >= CK_SPLIT_MIN_POSITIONS && ck_attention_split_k(d, nthreads)) return;
     if (d->rows >= CK_TILED_MIN_ROWS && ck_kernel_path_get() != CK_PATH_REF && ck_attention_tiled(d, nthreads)) return;
     job jb = {d, head_ref};
     if (d->format == CK_KV_F16 && ck_kernel_path_get() != CK_PATH_REF && d->head_dim % 8 == 0) jb.fn = head_f16_avx2;

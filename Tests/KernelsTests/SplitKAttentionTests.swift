@@ -1,0 +1,162 @@
+import CKernels
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import Engine
+
+/// `ck_attention_split_k` (one decode row, positions split over threads, log-sum-exp merge)
+/// against the same naive fp64 softmax attention as AttentionTests, for every thread count 1–5:
+/// windows, odd head dims (the scalar path), GQA ratios 1–8, positions from 0 to a few thousand.
+@Suite struct SplitKAttentionTests {
+    struct Case: Sendable, CustomStringConvertible {
+        let heads: Int, kvHeads: Int, headDim: Int, position: Int, window: Int
+        var description: String { "\(heads)/\(kvHeads)x\(headDim) at \(position) window \(window)" }
+    }
+
+    static let cases: [Case] = [
+        Case(heads: 9, kvHeads: 3, headDim: 64, position: 3000, window: 0),     // SmolLM2's shape
+        Case(heads: 4, kvHeads: 1, headDim: 256, position: 2100, window: 512),  // Gemma 3 local layer
+        Case(heads: 4, kvHeads: 1, headDim: 256, position: 700, window: 0),     // Gemma 3 global layer
+        Case(heads: 6, kvHeads: 2, headDim: 72, position: 1000, window: 0),     // V chunk tail
+        Case(heads: 5, kvHeads: 5, headDim: 33, position: 1200, window: 100),   // odd dim, no GQA
+        Case(heads: 8, kvHeads: 1, headDim: 20, position: 257, window: 0),      // GQA 8, odd dim
+        Case(heads: 6, kvHeads: 3, headDim: 40, position: 4, window: 3),        // fewer positions than threads
+        Case(heads: 8, kvHeads: 1, headDim: 16, position: 1, window: 0),
+        Case(heads: 12, kvHeads: 4, headDim: 17, position: 0, window: 0),       // a single position
+        Case(heads: 9, kvHeads: 3, headDim: 64, position: 19, window: 0),       // 8-position blocks + tail
+    ]
+
+    /// One fp16 cache and query row for a case, plus what the cache decodes to.
+    struct Fixture {
+        let c: Case
+        let rowBytes: Int, kvDim: Int, qDim: Int, capacity: Int
+        let k: [UInt8], v: [UInt8]
+        let kf: [Float], vf: [Float]
+        let q: [Float]
+
+        init(_ c: Case) {
+            let kvDim = c.kvHeads * c.headDim, capacity = c.position + 2
+            let rowBytes = Int(ck_kv_row_bytes(CK_KV_F16, Int64(kvDim)))
+            self.c = c
+            self.kvDim = kvDim
+            self.capacity = capacity
+            self.rowBytes = rowBytes
+            qDim = c.heads * c.headDim
+            let filled = c.position + 1
+            let kx = gaussians(filled * kvDim, seed: 31), vx = gaussians(filled * kvDim, seed: 32)
+            var kb = [UInt8](repeating: 0, count: capacity * rowBytes), vb = kb
+            for p in 0..<filled {
+                kx.withUnsafeBufferPointer { x in
+                    kb.withUnsafeMutableBytes { ck_kv_store_row(CK_KV_F16, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+                }
+                vx.withUnsafeBufferPointer { x in
+                    vb.withUnsafeMutableBytes { ck_kv_store_row(CK_KV_F16, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+                }
+            }
+            k = kb
+            v = vb
+            kf = kx.map { ck_fp16_to_fp32(ck_fp32_to_fp16($0)) }
+            vf = vx.map { ck_fp16_to_fp32(ck_fp32_to_fp16($0)) }
+            q = gaussians(qDim, seed: 33, scale: 0.4)
+        }
+
+        /// Runs `split` (ck_attention_split_k) or the dispatching ck_attention on `threads` threads.
+        func run(threads: Int, split: Bool) -> (out: [Float], applied: Bool) {
+            var out = [Float](repeating: .nan, count: qDim)
+            let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
+            var scratch = [Float](repeating: 0, count: threads * stride)
+            var position = Int64(c.position)
+            var applied = true
+            k.withUnsafeBytes { kp in
+                v.withUnsafeBytes { vp in
+                    q.withUnsafeBufferPointer { qp in
+                        out.withUnsafeMutableBufferPointer { o in
+                            scratch.withUnsafeMutableBufferPointer { s in
+                                withUnsafePointer(to: &position) { pos in
+                                    var d = ck_attention_desc(
+                                        q: qp.baseAddress, q_stride: Int64(qDim), k: kp.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                        v: vp.baseAddress!.assumingMemoryBound(to: UInt8.self), row_bytes: Int64(rowBytes),
+                                        format: CK_KV_F16, positions: pos, rows: 1, heads: Int64(c.heads),
+                                        kv_heads: Int64(c.kvHeads), head_dim: Int64(c.headDim), window: Int64(c.window),
+                                        out: o.baseAddress, out_stride: Int64(qDim), scratch: s.baseAddress,
+                                        scratch_stride: Int64(stride))
+                                    if split { applied = ck_attention_split_k(&d, Int32(threads)) == 1 } else { ck_attention(&d, Int32(threads)) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return (out, applied)
+        }
+
+        /// Naive fp64 softmax attention over the decoded cache.
+        func reference() -> [Double] {
+            let last = c.position, first = c.window > 0 ? max(0, last - c.window + 1) : 0
+            var out = [Double](repeating: 0, count: qDim)
+            for h in 0..<c.heads {
+                let g = h / (c.heads / c.kvHeads)
+                var scores = [Double]()
+                for p in first...last {
+                    var s = 0.0
+                    for d in 0..<c.headDim { s += Double(q[h * c.headDim + d]) * Double(kf[p * kvDim + g * c.headDim + d]) }
+                    scores.append(s)
+                }
+                let mx = scores.max()!
+                let w = scores.map { exp($0 - mx) }
+                let sum = w.reduce(0, +)
+                for d in 0..<c.headDim {
+                    var acc = 0.0
+                    for (i, p) in (first...last).enumerated() { acc += w[i] * Double(vf[p * kvDim + g * c.headDim + d]) }
+                    out[h * c.headDim + d] = acc / sum
+                }
+            }
+            return out
+        }
+    }
+
+    @Test(arguments: cases)
+    func matchesNaiveAtEveryThreadCount(_ c: Case) {
+        let f = Fixture(c)
+        let expected = f.reference()
+        for threads in 1...5 {
+            let (out, applied) = f.run(threads: threads, split: true)
+            #expect(applied, "split-K declined at \(threads) threads")
+            var worst = 0.0
+            for i in 0..<f.qDim { worst = max(worst, abs(expected[i] - Double(out[i]))) }
+            #expect(worst < 2e-5, "\(threads) threads: max abs error \(worst)")
+            // Fixed range boundaries and merge order: bit for bit the same on a second run.
+            let again = f.run(threads: threads, split: true).out
+            #expect(out.map(\.bitPattern) == again.map(\.bitPattern), "\(threads) threads: not deterministic")
+        }
+    }
+
+    /// ck_attention hands a long decode row on 2+ threads to split-K (same bits), and on one
+    /// thread the AVX2 split-K computes exactly what the per-head kernel does.
+    @Test func dispatch() {
+        for c in [Case(heads: 9, kvHeads: 3, headDim: 64, position: 600, window: 0),
+                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: Int(CK_SPLIT_MIN_POSITIONS))] {
+            let f = Fixture(c)
+            for threads in 2...3 {
+                #expect(f.run(threads: threads, split: false).out.map(\.bitPattern)
+                        == f.run(threads: threads, split: true).out.map(\.bitPattern), "\(c) at \(threads) threads")
+            }
+            if ck_kernel_path_get() != CK_PATH_REF {
+                #expect(f.run(threads: 1, split: false).out.map(\.bitPattern) == f.run(threads: 1, split: true).out.map(\.bitPattern),
+                        "\(c): one-thread split-K differs from the per-head kernel")
+            }
+        }
+    }
+
+    /// Block formats and several rows are not split-K's: it declines and leaves them to ck_attention.
+    @Test func declinesWhatItDoesNotCover() {
+        var d = ck_attention_desc()
+        d.rows = 2
+        d.format = CK_KV_F16
+        #expect(ck_attention_split_k(&d, 2) == 0)
+        d.rows = 1
+        d.format = CK_KV_Q8_0
+        #expect(ck_attention_split_k(&d, 2) == 0)
+    }
+}
