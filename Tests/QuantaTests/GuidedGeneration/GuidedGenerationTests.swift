@@ -63,6 +63,20 @@ import Testing
         }
     }
 
+    /// Gemma 3 (SentencePiece, 262k vocabulary, no chat template: the plain format) through the
+    /// same schema: a few seeds, each parsed and validated independently.
+    @Test func gemmaParsesAndValidates() async throws {
+        let url = PerplexityReference.root.appendingPathComponent("Models/gemma-3-270m-q4_k_m.gguf")
+        let model = try await LocalLanguageModel(contentsOf: url, configuration: .init(contextSize: 1024, threads: 2))
+        for seed in 0..<4 {
+            let session = LanguageModelSession(model: model)
+            let options = GenerationOptions(samplingMode: .random(top: 40, seed: UInt64(seed)), temperature: 0.8,
+                                            maximumResponseTokens: 100)
+            let response = try await session.respond(to: Self.prompts[seed], generating: Pet.self, options: options)
+            try Self.validate(response.rawContent.jsonString)
+        }
+    }
+
     /// A token budget far too small for a free answer still yields a valid document: the
     /// shortest completion is forced when the budget runs out.
     @Test func tinyBudgetStillValidates() async throws {
