@@ -64,7 +64,8 @@ private func jsonNewline(_ out: inout String, indent: Int?, level: Int, maxBytes
 
 /// A JSON string literal as json.dumps writes it with ensure_ascii=False: only the quote,
 /// backslash and C0 control characters are escaped; everything else is written as is.
-func jsonWriteString(_ s: String, into out: inout String) {
+/// (Also `GeneratedContent`'s JSON writer, in module Quanta.)
+public func jsonWriteString(_ s: String, into out: inout String) {
     out += "\""
     for scalar in s.unicodeScalars {
         switch scalar {

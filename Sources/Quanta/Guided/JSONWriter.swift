@@ -1,3 +1,5 @@
+import Templates
+
 /// Writes `GeneratedContent` as compact JSON: no insignificant whitespace, properties in their
 /// recorded order, only the escapes JSON requires (quote, backslash, control characters).
 enum JSONWriter {
@@ -16,7 +18,7 @@ enum JSONWriter {
         case .number(let value):
             output += number(value)
         case .string(let value):
-            writeString(value, into: &output)
+            jsonWriteString(value, into: &output)
         case .array(let elements):
             output += "["
             for (index, element) in elements.enumerated() {
@@ -28,7 +30,7 @@ enum JSONWriter {
             output += "{"
             for (index, key) in keysInOrder(properties, orderedKeys).enumerated() {
                 if index > 0 { output += "," }
-                writeString(key, into: &output)
+                jsonWriteString(key, into: &output)
                 output += ":"
                 write(properties[key]!, into: &output)
             }
@@ -54,26 +56,5 @@ enum JSONWriter {
             return String(Int64(value))
         }
         return "\(value)"
-    }
-
-    private static func writeString(_ value: String, into output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{00}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
     }
 }
