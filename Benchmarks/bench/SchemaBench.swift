@@ -25,13 +25,7 @@ nonisolated(unsafe) var schemaStepMicroseconds: [Double] = []
 /// The vocabulary as constrained decoding sees it (control tokens excluded).
 func grammarVocabulary(_ file: GGUFFile) throws -> TokenVocabulary {
     let tokenizer = try loadTokenizer(from: file)
-    let bytes: [[UInt8]?] = (0..<tokenizer.vocabularySize).map { id in
-        let token = Int32(id)
-        if tokenizer.isControl(token) { return nil }
-        let piece = tokenizer.pieceBytes(token, renderSpecial: false)
-        return piece.isEmpty ? nil : piece
-    }
-    return TokenVocabulary(tokenBytes: bytes, endOfGeneration: tokenizer.endOfGenerationIDs)
+    return TokenVocabulary(tokenBytes: tokenizer.textPieces(), endOfGeneration: tokenizer.endOfGenerationIDs)
 }
 
 /// Times `tokens` guided steps; returns tok/s and records per-step mask and step times.

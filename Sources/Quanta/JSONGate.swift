@@ -33,14 +33,7 @@ extension ModelWeights {
     var grammarVocabulary: TokenVocabulary {
         grammarVocabularyCache.withLock { cached in
             if let cached { return cached }
-            let tokenizer = self.tokenizer
-            let bytes: [[UInt8]?] = (0..<tokenizer.vocabularySize).map { id in
-                let token = Int32(id)
-                if tokenizer.isControl(token) { return nil }
-                let piece = tokenizer.pieceBytes(token, renderSpecial: false)
-                return piece.isEmpty ? nil : piece
-            }
-            let vocabulary = TokenVocabulary(tokenBytes: bytes, endOfGeneration: tokenizer.endOfGenerationIDs)
+            let vocabulary = TokenVocabulary(tokenBytes: tokenizer.textPieces(), endOfGeneration: tokenizer.endOfGenerationIDs)
             cached = vocabulary
             return vocabulary
         }

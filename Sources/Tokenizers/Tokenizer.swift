@@ -69,3 +69,17 @@ public enum TokenizerError: Error, Equatable, Sendable, CustomStringConvertible 
 public func loadTokenizer(from file: GGUFFile) throws(TokenizerError) -> any Tokenizer {
     try GGUFTokenizer(file: file)
 }
+
+extension Tokenizer {
+    /// Every token's decoded bytes (`pieceBytes(_:renderSpecial: false)`), nil for control tokens
+    /// and tokens without bytes: what generated text can be made of, as constrained decoding's
+    /// vocabulary needs it.
+    public func textPieces() -> [[UInt8]?] {
+        (0..<vocabularySize).map { id in
+            let token = Int32(id)
+            if isControl(token) { return nil }
+            let piece = withPieceBytes(token, renderSpecial: false) { Array($0) }
+            return piece.isEmpty ? nil : piece
+        }
+    }
+}

@@ -111,9 +111,7 @@ enum Vocabularies {
         } catch {
             throw MissingModel(description: "model file \(path) is unreadable (\(error)): re-run Models/fetch")
         }
-        let tokenBytes: [[UInt8]?] = (0..<tokenizer.vocabularySize).map { id in
-            tokenizer.isControl(Int32(id)) ? nil : tokenizer.pieceBytes(Int32(id), renderSpecial: false)
-        }
+        let tokenBytes = tokenizer.textPieces()
         return Loaded(vocabulary: TokenVocabulary(tokenBytes: tokenBytes, endOfGeneration: tokenizer.endOfGenerationIDs), tokenBytes: tokenBytes)
     }
 
