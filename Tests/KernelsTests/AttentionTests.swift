@@ -81,23 +81,9 @@ import Testing
         var worst = 0.0
         for r in 0..<c.rows {
             let last = Int(positions[r]), first = c.window > 0 ? max(0, last - c.window + 1) : 0
-            for h in 0..<c.heads {
-                let g = h / (c.heads / c.kvHeads)
-                var scores = [Double]()
-                for p in first...last {
-                    var s = 0.0
-                    for d in 0..<c.headDim { s += Double(q[r * qDim + h * c.headDim + d]) * Double(kf[p * kvDim + g * c.headDim + d]) }
-                    scores.append(s)
-                }
-                let mx = scores.max()!
-                let w = scores.map { exp($0 - mx) }
-                let sum = w.reduce(0, +)
-                for d in 0..<c.headDim {
-                    var acc = 0.0
-                    for (i, p) in (first...last).enumerated() { acc += w[i] * Double(vf[p * kvDim + g * c.headDim + d]) }
-                    worst = max(worst, abs(acc / sum - Double(out[r * qDim + h * c.headDim + d])))
-                }
-            }
+            let expected = referenceAttention(q: q, qOffset: r * qDim, k: kf, v: vf, heads: c.heads, kvHeads: c.kvHeads,
+                                              headDim: c.headDim, first: first, last: last)
+            for i in 0..<qDim { worst = max(worst, abs(expected[i] - Double(out[r * qDim + i]))) }
         }
         #expect(worst < 2e-5, "max abs error \(worst)")
     }

@@ -94,25 +94,8 @@ import Testing
         /// Naive fp64 softmax attention over the decoded cache.
         func reference() -> [Double] {
             let last = c.position, first = c.window > 0 ? max(0, last - c.window + 1) : 0
-            var out = [Double](repeating: 0, count: qDim)
-            for h in 0..<c.heads {
-                let g = h / (c.heads / c.kvHeads)
-                var scores = [Double]()
-                for p in first...last {
-                    var s = 0.0
-                    for d in 0..<c.headDim { s += Double(q[h * c.headDim + d]) * Double(kf[p * kvDim + g * c.headDim + d]) }
-                    scores.append(s)
-                }
-                let mx = scores.max()!
-                let w = scores.map { exp($0 - mx) }
-                let sum = w.reduce(0, +)
-                for d in 0..<c.headDim {
-                    var acc = 0.0
-                    for (i, p) in (first...last).enumerated() { acc += w[i] * Double(vf[p * kvDim + g * c.headDim + d]) }
-                    out[h * c.headDim + d] = acc / sum
-                }
-            }
-            return out
+            return referenceAttention(q: q, k: kf, v: vf, heads: c.heads, kvHeads: c.kvHeads, headDim: c.headDim,
+                                      first: first, last: last)
         }
     }
 

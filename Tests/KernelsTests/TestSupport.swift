@@ -128,3 +128,30 @@ func naiveWithBound(_ wf: [Float], n: Int, k: Int, _ x: [Float], m: Int, scheme:
     }
     return (y, bound)
 }
+
+/// Naive fp64 softmax attention of one query row (`heads × headDim` values of `q` from
+/// `qOffset`) over cache rows `first...last` of decoded `k` / `v` (`[position][kvHeads × headDim]`),
+/// query head h reading KV head h / (heads / kvHeads). Returns `heads × headDim` outputs.
+func referenceAttention(q: [Float], qOffset: Int = 0, k: [Float], v: [Float], heads: Int, kvHeads: Int, headDim: Int,
+                        first: Int, last: Int) -> [Double] {
+    let kvDim = kvHeads * headDim
+    var out = [Double](repeating: 0, count: heads * headDim)
+    for h in 0..<heads {
+        let g = h / (heads / kvHeads)
+        var scores = [Double]()
+        for p in first...last {
+            var s = 0.0
+            for d in 0..<headDim { s += Double(q[qOffset + h * headDim + d]) * Double(k[p * kvDim + g * headDim + d]) }
+            scores.append(s)
+        }
+        let mx = scores.max()!
+        let w = scores.map { exp($0 - mx) }
+        let sum = w.reduce(0, +)
+        for d in 0..<headDim {
+            var acc = 0.0
+            for (i, p) in (first...last).enumerated() { acc += w[i] * Double(v[p * kvDim + g * headDim + d]) }
+            out[h * headDim + d] = acc / sum
+        }
+    }
+    return out
+}
