@@ -30,23 +30,18 @@ struct ModelSetup {
         }
         configuration.threads = try args.int(CommonOptions.threads, default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), range: 1...256)
         let requested = try args.int(CommonOptions.contextSize, default: 0, range: 0...Int.max)
+        // The library clamps the window to the trained length; the CLI refuses instead (below).
+        configuration.contextSize = requested > 0 ? requested : defaultContext
         let t0 = monotonicSeconds()
-        var loaded: LocalLanguageModel
         do {
-            loaded = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration)
+            model = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration)
         } catch {
             throw .load(path, error)
         }
-        let trained = loaded.trainedContextSize
-        guard requested <= trained else {
-            throw UsageError("-c \(requested) is more than the model's trained context of \(trained) tokens", showsUsage: false)
+        guard requested <= model.trainedContextSize else {
+            throw UsageError("-c \(requested) is more than the model's trained context of \(model.trainedContextSize) tokens",
+                             showsUsage: false)
         }
-        configuration.contextSize = requested > 0 ? requested : min(defaultContext, trained)
-        // Same weights (shared process-wide), now with the window settled.
-        do { loaded = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration) } catch {
-            throw .load(path, error)
-        }
-        model = loaded
         loadSeconds = monotonicSeconds() - t0
     }
 }
