@@ -128,6 +128,7 @@ import Testing
         let chat = try ChatTerminal(arguments)
         #expect(chat.waitFor(">>> "))
         // Both prompts get hundreds of tokens from SmolLM2 at --temp 0: Ctrl-C comes mid-reply.
+        var screens: [String] = []
         for story in ["Write a long story about a dragon.", "Continue the story."] {
             chat.type(story + Self.enter)
             #expect(chat.waitFor(story + "\r\n"))
@@ -141,20 +142,27 @@ import Testing
             let usage = chat.text.components(separatedBy: "[usage] ").last ?? ""
             let output = usage.components(separatedBy: "output ").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) } ?? 0
             #expect(output > 0 && output < 400, "\(usage)")
+            let reply = chat.text.utf8.dropFirst(start)
+            screens.append(String(decoding: reply, as: UTF8.self).components(separatedBy: "[reply interrupted").first ?? "")
+            // The next keys go to the line editor, not to the terminal's cooked mode.
+            #expect(chat.waitFor(">>> "))
         }
         chat.type("typed, then dropped" + Self.ctrlC)
-        #expect(chat.waitFor("^C"))
+        #expect(chat.waitFor("^C (Ctrl-D or /bye quits)"), "\(chat.text)")
         chat.type("/save \(files.path("cut.json"))" + Self.enter)
         #expect(chat.waitFor("[saved 2 turns"), "\(chat.text)")
         chat.type("/bye" + Self.enter)
-        #expect(chat.exitStatus() == 0)
+        #expect(chat.exitStatus() == 0, "\(chat.text)")
         let entries = try files.entries("cut.json")
         #expect(entries.map(\.type) == ["prompt", "response", "prompt", "response"])
-        // The kept parts are what the terminal showed (which writes "\r\n" for "\n", and echoes
-        // Ctrl-C as "^C" wherever the reply was when the key came).
-        let shown = chat.text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "^C", with: "")
-        for reply in entries.filter({ $0.type == "response" }).map(\.text) {
-            #expect(reply.count > 20 && shown.contains(reply), "\(reply)")
+        // The kept parts are what the terminal showed. The terminal writes "\r\n" for "\n" and
+        // echoes Ctrl-C as "^C" where the reply was when the key came; it also discards what was
+        // written but not yet displayed at that moment (the line discipline flushes its output
+        // on an interrupt), so the screen is the reply with at most one gap at the "^C".
+        for (reply, screen) in zip(entries.filter({ $0.type == "response" }).map(\.text), screens) {
+            let parts = screen.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "^C")
+            let before = parts[0], after = parts.dropFirst().joined().trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(before.count > 20 && reply.hasPrefix(before) && reply.hasSuffix(after), "\(reply.debugDescription) vs \(screen.debugDescription)")
         }
     }
 
