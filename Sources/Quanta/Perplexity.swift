@@ -30,20 +30,25 @@ public enum PerplexityError: Error, Equatable, Sendable, CustomStringConvertible
     case textTooShort(tokens: Int, context: Int)
     /// The context is too small to score anything (needs at least 4).
     case contextTooSmall(Int)
+    /// The base log-probability file could not be written.
+    case baseFile(LogProbabilityFileError)
 
     public var description: String {
         switch self {
         case let .textTooShort(tokens, context): return "the text has \(tokens) tokens; at least \(context) (one chunk) are needed"
         case let .contextTooSmall(c): return "context \(c) is too small for perplexity (minimum 4)"
+        case let .baseFile(error): return error.description
         }
     }
 }
 
 /// Scores `tokens` (the whole text tokenized once with add-special on and parse-special off).
 /// `bos` is the id to put at the start of every chunk, or nil for models that add no BOS.
-/// `progress` is called after each chunk with its index and the result so far.
+/// `progress` is called after each chunk with its index and the result so far. With `base`, every
+/// scored row is also written there (llama-perplexity's `--kl-divergence-base` file).
 func perplexity(model: any CausalLanguageModel, tokens: [Int32], context: Int, bos: Int32?, threads: Int,
-                       kvFormat: KVCacheFormat = .f16, progress: (Int, PerplexityResult) -> Void = { _, _ in }) throws(PerplexityError) -> PerplexityResult {
+                kvFormat: KVCacheFormat = .f16, base: LogProbabilityWriter? = nil,
+                progress: (Int, PerplexityResult) -> Void = { _, _ in }) throws(PerplexityError) -> PerplexityResult {
     guard context >= 4 else { throw .contextTooSmall(context) }
     let chunks = tokens.count / context
     guard chunks > 0 else { throw .textTooShort(tokens: tokens.count, context: context) }
@@ -57,7 +62,9 @@ func perplexity(model: any CausalLanguageModel, tokens: [Int32], context: Int, b
         state.cache.truncate(to: 0)
         guard let logits = model.forward(chunk, state: state, logitRows: first..<context - 1) else { break }
         for (row, position) in (first..<context - 1).enumerated() {
-            result.negativeLogLikelihoods.append(negativeLogLikelihood(logits, row: row, target: Int(chunk[position + 1])))
+            let values = logits.copyRow(row)
+            result.negativeLogLikelihoods.append(negativeLogLikelihood(values, target: Int(chunk[position + 1])))
+            do { try base?.append(values) } catch { throw .baseFile(error) }
         }
         result.runningPerplexity.append(result.perplexity)
         progress(c, result)
@@ -65,9 +72,8 @@ func perplexity(model: any CausalLanguageModel, tokens: [Int32], context: Int, b
     return result
 }
 
-/// −log softmax(logits[row])[target], in double.
-func negativeLogLikelihood(_ logits: Matrix, row: Int, target: Int) -> Double {
-    let values = logits.copyRow(row)
+/// −log softmax(values)[target], in double.
+func negativeLogLikelihood(_ values: [Float], target: Int) -> Double {
     let maxLogit = Double(values.max() ?? 0)
     var sum = 0.0
     for v in values { sum += exp(Double(v) - maxLogit) }
@@ -85,13 +91,22 @@ extension LocalLanguageModel {
     /// text is tokenized once with BOS as the model wants and special-token text left as text,
     /// then scored in chunks of `contextSize` tokens with this model's threads and KV cache type.
     /// `progress` is called after each chunk with its index, the chunk count and the result so far.
-    public func perplexity(of text: String, contextSize: Int,
+    /// `maximumChunks` limits the chunks scored (llama-perplexity's `--chunks`). With
+    /// `baseFile`, the log-probabilities of every scored position are written there in
+    /// llama-perplexity's `--kl-divergence-base` format, for `klDivergence(againstBase:)`.
+    public func perplexity(of text: String, contextSize: Int, maximumChunks: Int? = nil, writingBaseTo baseFile: String? = nil,
                            progress: (_ chunk: Int, _ chunks: Int, PerplexityResult) -> Void = { _, _, _ in }) throws(PerplexityError) -> PerplexityResult {
         let tokenizer = weights.tokenizer
-        let tokens = tokenizer.encode(text, addSpecial: true, parseSpecial: false)
-        let chunks = tokens.count / max(contextSize, 1)
+        var tokens = tokenizer.encode(text, addSpecial: true, parseSpecial: false)
+        let chunks = min(tokens.count / max(contextSize, 1), maximumChunks ?? .max)
+        if chunks > 0 { tokens = Array(tokens.prefix(chunks * contextSize)) }
+        var writer: LogProbabilityWriter?
+        if let baseFile, chunks > 0 {
+            do { writer = try LogProbabilityWriter(path: baseFile, contextSize: contextSize, vocabulary: weights.network.hyperparameters.vocabulary, tokens: tokens) }
+            catch { throw .baseFile(error) }
+        }
         return try Quanta.perplexity(model: weights.network, tokens: tokens, context: contextSize,
                                      bos: tokenizer.addsBOS ? tokenizer.bosID : nil, threads: executorConfiguration.threads,
-                                     kvFormat: configuration.kvCache.format) { progress($0, chunks, $1) }
+                                     kvFormat: configuration.kvCache.format, base: writer) { progress($0, chunks, $1) }
     }
 }

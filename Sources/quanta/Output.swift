@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,4 +14,9 @@ func printError(_ text: String) {
 func fail(_ message: String) -> Int32 {
     printError("quanta: error: \(message)\n")
     return 1
+}
+
+/// printf-style formatting (`%10.6f`, `%4d`), for tables that copy llama.cpp's layout.
+func formatted(_ format: String, _ arguments: any CVarArg...) -> String {
+    String(format: format, arguments: arguments)
 }
