@@ -137,7 +137,7 @@ public struct KLDivergenceStatistics: Sendable {
 /// chunk's first token replaced by `bos` when the model adds one, the second half scored) and
 /// compares every scored position with the base row. `progress` is called after each chunk.
 func klDivergence(model: any CausalLanguageModel, base: LogProbabilityFile, bos: Int32?, threads: Int,
-                  kvFormat: KVCacheFormat = .f16,
+                  kvFormat: KVCacheFormat = .f16, maximumChunks: Int? = nil,
                   progress: (Int, KLDivergenceStatistics) -> Void = { _, _ in }) throws(LogProbabilityFileError) -> KLDivergenceStatistics {
     let context = base.contextSize, first = context / 2, width = base.rowWidth
     guard model.hyperparameters.vocabulary == base.vocabulary else {
@@ -147,7 +147,7 @@ func klDivergence(model: any CausalLanguageModel, base: LogProbabilityFile, bos:
     var statistics = KLDivergenceStatistics()
     let state = model.makeState(contextSize: context, maxBatch: min(context, 512), kvFormat: kvFormat)
     state.threads = threads
-    for c in 0..<base.chunks {
+    for c in 0..<min(base.chunks, maximumChunks ?? .max) {
         let chunk = Array(base.tokens[c * context..<(c + 1) * context])
         var input = chunk
         if let bos { input[0] = bos }
@@ -165,12 +165,14 @@ func klDivergence(model: any CausalLanguageModel, base: LogProbabilityFile, bos:
 extension LocalLanguageModel {
     /// This model against a base log-probability file written by `llama-perplexity
     /// --kl-divergence-base` or by `perplexity(of:contextSize:writingBaseTo:)`: the file's tokens,
-    /// chunked at the file's context, with this model's threads and KV cache type.
-    public func klDivergence(againstBase path: String,
+    /// chunked at the file's context, with this model's threads and KV cache type; at most
+    /// `maximumChunks` chunks when given.
+    public func klDivergence(againstBase path: String, maximumChunks: Int? = nil,
                              progress: (_ chunk: Int, _ chunks: Int, KLDivergenceStatistics) -> Void = { _, _, _ in }) throws(LogProbabilityFileError) -> KLDivergenceStatistics {
         let base = try LogProbabilityFile(path: path)
         let tokenizer = weights.tokenizer
         return try Quanta.klDivergence(model: weights.network, base: base, bos: tokenizer.addsBOS ? tokenizer.bosID : nil,
-                                       threads: executorConfiguration.threads, kvFormat: configuration.kvCache.format) { progress($0, base.chunks, $1) }
+                                       threads: executorConfiguration.threads, kvFormat: configuration.kvCache.format,
+                                       maximumChunks: maximumChunks) { progress($0, min(base.chunks, maximumChunks ?? .max), $1) }
     }
 }

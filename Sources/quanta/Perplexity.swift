@@ -40,7 +40,7 @@ func runPerplexity(_ argv: [String]) async -> Int32 {
         return fail(error, perplexitySpec)
     }
     let t0 = monotonicSeconds()
-    guard let text else { return klDivergence(setup.model, base: base!, t0: t0) }
+    guard let text else { return klDivergence(setup.model, base: base!, chunks: chunks, t0: t0) }
     let context = setup.model.contextSize
     do {
         let result = try setup.model.perplexity(of: text, contextSize: context, maximumChunks: chunks, writingBaseTo: base) { chunk, chunks, result in
@@ -58,9 +58,9 @@ func runPerplexity(_ argv: [String]) async -> Int32 {
 
 /// `--kl-divergence`: a line per chunk with the running values, then llama-perplexity's three
 /// statistics blocks.
-private func klDivergence(_ model: LocalLanguageModel, base: String, t0: Double) -> Int32 {
+private func klDivergence(_ model: LocalLanguageModel, base: String, chunks: Int?, t0: Double) -> Int32 {
     do {
-        let statistics = try model.klDivergence(againstBase: base) { chunk, chunks, s in
+        let statistics = try model.klDivergence(againstBase: base, maximumChunks: chunks) { chunk, chunks, s in
             if chunk == 0 {
                 printError("kl-divergence: \(chunks) chunks\n")
                 print("chunk             PPL               ln(PPL(Q)/PPL(base))          KL Divergence              Δp RMS            Same top p")

@@ -28,6 +28,10 @@ import Testing
             (["generate", "--model", smollm, "--prompt", String(repeating: "word ", count: 200), "--ctx", "64"], "context window holds 64"),
             (["generate", "--model", smollm, "--prompt", "hi", "--weights", "int3"], "unknown format"),
             (["perplexity", "--model", smollm, "--file", "/nonexistent.txt"], "cannot read"),
+            (["perplexity", "--model", smollm, "--kl-divergence"], "--kl-divergence needs --kl-divergence-base PATH"),
+            (["perplexity", "--model", smollm, "--kl-divergence", "--kl-divergence-base", "/nonexistent.kld"], "cannot read /nonexistent.kld"),
+            (["perplexity", "--model", smollm, "--kl-divergence", "--kl-divergence-base", smollm], "is not a llama-perplexity log-probability file"),
+            (["perplexity", "--model", smollm, "--file", smollm, "--chunks", "0"], "--chunks must be"),
         ]
         for (args, message) in cases {
             let r = try runQuanta(args)
