@@ -68,6 +68,7 @@ protocol ModelFamily: Sendable {
 let modelFamilies: [any ModelFamily.Type] = [
     Llama.self,
     Gemma3.self,
+    Qwen2.self,
 ]
 
 /// Builds the model a GGUF file describes. Afterwards the file's mapped pages are dropped from
