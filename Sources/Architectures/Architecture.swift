@@ -69,6 +69,7 @@ let modelFamilies: [any ModelFamily.Type] = [
     Llama.self,
     Gemma3.self,
     Qwen2.self,
+    Qwen3.self,
 ]
 
 /// Builds the model a GGUF file describes. Afterwards the file's mapped pages are dropped from
