@@ -70,6 +70,7 @@ let modelFamilies: [any ModelFamily.Type] = [
     Gemma3.self,
     Qwen2.self,
     Qwen3.self,
+    Phi3.self,
 ]
 
 /// Builds the model a GGUF file describes. Afterwards the file's mapped pages are dropped from
