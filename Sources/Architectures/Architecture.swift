@@ -71,6 +71,7 @@ let modelFamilies: [any ModelFamily.Type] = [
     Qwen2.self,
     Qwen3.self,
     Phi3.self,
+    Granite.self,
 ]
 
 /// Builds the model a GGUF file describes. Afterwards the file's mapped pages are dropped from
