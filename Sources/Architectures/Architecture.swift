@@ -72,6 +72,7 @@ let modelFamilies: [any ModelFamily.Type] = [
     Qwen3.self,
     Phi3.self,
     Granite.self,
+    Mistral3.self,
 ]
 
 /// Builds the model a GGUF file describes. Afterwards the file's mapped pages are dropped from
