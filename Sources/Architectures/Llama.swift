@@ -12,9 +12,8 @@ enum Llama: ModelFamily {
     static func load(_ w: WeightLoader) throws(ModelError) -> Decoder {
         let hp = try w.hyperparameters()
         let rope = try w.rope(hp, style: .interleaved)
-        let scale = try w.float("attention.scale", default: 0)
         return try w.decoder(hp) { i throws(ModelError) in
-            DecoderLayer(attention: try w.attention(i, hp, rope: rope, queryScale: scale == 0 ? nil : scale),
+            DecoderLayer(attention: try w.attention(i, hp, rope: rope),
                          feedForward: try w.feedForward(i, hp, activation: .silu))
         }
     }

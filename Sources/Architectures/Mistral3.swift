@@ -13,10 +13,8 @@ enum Mistral3: ModelFamily {
         let rope = try w.rope(hp, style: .interleaved)
         let temperatureScale = try w.float("attention.temperature_scale", default: 0)
         let temperature = temperatureScale == 0 ? nil : (scale: temperatureScale, floor: rope.originalContext, offset: Float(0))
-        let attentionScale = try w.float("attention.scale", default: 0)
         return try w.decoder(hp) { i throws(ModelError) in
-            DecoderLayer(attention: try w.attention(i, hp, rope: rope, queryScale: attentionScale == 0 ? nil : attentionScale,
-                                                    temperature: temperature),
+            DecoderLayer(attention: try w.attention(i, hp, rope: rope, temperature: temperature),
                          feedForward: try w.feedForward(i, hp, activation: .silu))
         }
     }
