@@ -48,6 +48,7 @@ struct FamilyAgreement: CustomStringConvertible {
     static let cases: [(String, String)] = [
         ("llama3", "f32"), ("llama3", "q4_0"), ("qwen2", "f32"), ("qwen2", "q4_0"), ("qwen3", "f32"), ("qwen3", "q4_0"),
         ("phi3", "f32"), ("phi3", "q8_0"), ("granite", "f32"), ("granite", "q8_0"), ("mistral3", "f32"), ("mistral3", "q8_0"),
+        ("phi3short", "f32"), ("phi3short", "q8_0"),
     ]
     static let relativeBound: [String: Float] = ["f32": 2e-3, "q4_0": 3e-2, "q8_0": 3e-2]
 

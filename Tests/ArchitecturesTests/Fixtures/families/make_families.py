@@ -27,6 +27,8 @@ def families():
         "phi3": ("phi3", T.Q8_0, dict(fused=True, neox=True, longrope=True, rot=12, tied=False)),
         "granite": ("granite", T.Q8_0, dict(granite=True, tied=False)),
         "mistral3": ("mistral3", T.Q8_0, dict(yarn=True, temperature=True, tied=False)),
+        # LongRoPE within the original context: the short factors apply.
+        "phi3short": ("phi3", T.Q8_0, dict(fused=True, neox=True, longrope=True, rot=12, tied=False, orig=4096)),
     }
 
 
@@ -105,8 +107,10 @@ def make(name, arch, opts, qtype, seed):
             w.add_rope_dimension_count(rot)
         if opts.get("longrope"):
             # Phi-3's converter: original context and sqrt(1 + ln(scale) / ln(original)) as attn_factor.
-            w.add_rope_scaling_orig_ctx_len(16)
-            w.add_rope_scaling_attn_factors(float(np.sqrt(1 + np.log(CTX / 16) / np.log(16))))
+            orig = opts.get("orig", 16)
+            w.add_rope_scaling_orig_ctx_len(orig)
+            scale = max(CTX, 2 * orig) / orig
+            w.add_rope_scaling_attn_factors(float(np.sqrt(1 + np.log(scale) / np.log(orig))))
         if opts.get("yarn"):
             w.add_rope_scaling_type(gguf.RopeScalingType.YARN)
             w.add_rope_scaling_factor(4.0)
