@@ -52,11 +52,11 @@ struct FamilyAgreement: CustomStringConvertible {
     ]
     static let relativeBound: [String: Float] = ["f32": 2e-3, "q4_0": 3e-2, "q8_0": 3e-2]
 
-    static func agreement(family: String, suffix: String) throws -> FamilyAgreement {
+    static func agreement(family: String, suffix: String, weights: WeightMode = .native) throws -> FamilyAgreement {
         let base = directory.appendingPathComponent("\(family)-\(suffix)")
         let reference = try JSONDecoder().decode(FamilyReference.self,
                                                  from: Data(contentsOf: base.appendingPathExtension("json")))
-        let model = try loadModel(try GGUFFile(path: base.appendingPathExtension("gguf").path))
+        let model = try loadModel(try GGUFFile(path: base.appendingPathExtension("gguf").path), weights: weights)
         #expect(model.hyperparameters.vocabulary == reference.n_vocab)
         var a = FamilyAgreement()
         for (prompt, expected) in zip(reference.prompts, reference.logits) {
@@ -100,5 +100,14 @@ struct FamilyAgreement: CustomStringConvertible {
         #expect(a.maxDiff <= Self.relativeBound[suffix]! * a.maxLogit, "\(family) \(suffix): \(a)")
         #expect(a.forcedCompared >= 16 && a.forcedEqual == a.forcedCompared, "\(family) \(suffix): \(a)")
         #expect(a.freeEqual == a.freeEnd, "\(family) \(suffix): \(a)")
+    }
+
+    /// Fused tensors converted at load (each row range of `attn_qkv` / `ffn_up` converted on its
+    /// own): fp16 weights stay within fp16 rounding of llama.cpp's f32 logits.
+    @Test func fusedWeightsConvertedAtLoad() throws {
+        let a = try Self.agreement(family: "phi3", suffix: "f32", weights: .converted(.f16))
+        print("phi3 f32 converted to f16: \(a)")
+        #expect(a.maxDiff <= 1e-2 * a.maxLogit, "\(a)")
+        #expect(a.forcedEqual == a.forcedCompared && a.forcedCompared >= 16, "\(a)")
     }
 }
