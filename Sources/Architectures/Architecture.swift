@@ -40,52 +40,6 @@ public struct Hyperparameters: Sendable, Equatable {
     public var rotaryDims: Int
 }
 
-/// Per-sequence mutable state: the KV cache and the activation buffers of one forward pass.
-public final class ForwardState: @unchecked Sendable {
-    public let cache: KVCache
-    public let maxBatch: Int
-    /// Threads the forward pass may use.
-    public var threads: Int = 1
-    /// Named activation buffers, allocated once (see each architecture for shapes).
-    var buffers: [String: Matrix] = [:]
-    /// Buffer lists passed together (Q/K/V, gate/up outputs), built once.
-    var groups: [String: [Matrix]] = [:]
-    /// Logits matrices by (rows, scratch) key (see `logitsBuffer`).
-    var logits: [Int: Matrix] = [:]
-    /// Positions of the current batch, reused so a decode step does not allocate.
-    var positions: [Int] = []
-    /// Attention score scratch.
-    var scores: [Float] = []
-    /// Quantized activations of the current matmul input.
-    let matmulScratch: MatmulScratch
-
-    /// `widestInput` is the largest matmul input length of the model.
-    init(cache: KVCache, maxBatch: Int, widestInput: Int) {
-        self.cache = cache
-        self.maxBatch = maxBatch
-        matmulScratch = MatmulScratch(maxRows: maxBatch, maxK: widestInput)
-    }
-
-    /// The buffer `name` of shape `[maxBatch][columns]`, allocated on first use.
-    func buffer(_ name: String, columns: Int) -> Matrix {
-        if let m = buffers[name] { return m }
-        let m = Matrix(rows: maxBatch, columns: columns)
-        buffers[name] = m
-        return m
-    }
-
-    /// The buffer list `name`, made by `make` on first use (its buffers must not change).
-    func group(_ name: String, _ make: () -> [Matrix]) -> [Matrix] {
-        if let g = groups[name] { return g }
-        let g = make()
-        groups[name] = g
-        return g
-    }
-
-    /// Bytes held by the KV cache and the activation buffers.
-    public var memoryBytes: Int { cache.memoryBytes + (Array(buffers.values) + Array(logits.values)).reduce(0) { $0 + $1.rows * $1.columns * 4 } }
-}
-
 /// How matmul weights are held at load.
 public enum WeightMode: Sendable, Equatable {
     /// As stored in the GGUF file (zero-copy, repacked for the kernels at load).
@@ -102,10 +56,23 @@ public enum WeightMode: Sendable, Equatable {
     }
 }
 
-/// Constructors keyed by `general.architecture`.
-let architectureRegistry: [String: @Sendable (GGUFFile, WeightMode) throws(ModelError) -> any CausalLanguageModel] = [
-    "llama": { file, mode throws(ModelError) in try Llama(file: file, weights: mode) },
-    "gemma3": { file, mode throws(ModelError) in try Gemma3(file: file, weights: mode) },
+/// A model family: how a GGUF whose `general.architecture` is `architecture` becomes a
+/// `Decoder`. Adding a family is one file with one of these and a line in `modelFamilies`.
+protocol ModelFamily: Sendable {
+    /// The `general.architecture` value it reads.
+    static var architecture: String { get }
+    static func load(_ w: WeightLoader) throws(ModelError) -> Decoder
+}
+
+/// Every family this package runs.
+let modelFamilies: [any ModelFamily.Type] = [
+    Llama.self,
+    Gemma3.self,
+    Qwen2.self,
+    Qwen3.self,
+    Phi3.self,
+    Granite.self,
+    Mistral3.self,
 ]
 
 /// Builds the model a GGUF file describes. Afterwards the file's mapped pages are dropped from
@@ -113,8 +80,8 @@ let architectureRegistry: [String: @Sendable (GGUFFile, WeightMode) throws(Model
 /// are paged in again on access), so the process does not hold the model twice.
 public func loadModel(_ file: GGUFFile, weights: WeightMode = .native) throws(ModelError) -> any CausalLanguageModel {
     let arch = file.architecture ?? "(none)"
-    guard let make = architectureRegistry[arch] else { throw .unsupportedArchitecture(arch) }
-    let model = try make(file, weights)
+    guard let family = modelFamilies.first(where: { $0.architecture == arch }) else { throw .unsupportedArchitecture(arch) }
+    let model = try family.load(WeightLoader(file: file, arch: arch, mode: weights))
     file.releaseResidentPages()
     return model
 }

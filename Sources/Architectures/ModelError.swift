@@ -16,7 +16,7 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unsupportedArchitecture(a): return "unsupported architecture \"\(a)\" (supported: \(architectureRegistry.keys.sorted().joined(separator: ", ")))"
+        case let .unsupportedArchitecture(a): return "unsupported architecture \"\(a)\" (supported: \(modelFamilies.map { $0.architecture }.sorted().joined(separator: ", ")))"
         case let .badHyperparameter(key, reason): return "hyper-parameter \(key): \(reason)"
         case let .missingTensor(name): return "missing tensor \(name)"
         case let .shapeMismatch(tensor, expected, found): return "tensor \(tensor): expected shape \(expected), found \(found)"

@@ -18,6 +18,17 @@ struct WeightLoader {
         return i
     }
 
+    /// A string key (`rope.scaling.type`), nil when absent.
+    func string(_ key: String) throws(ModelError) -> String? {
+        let full = "\(arch).\(key)"
+        guard let v = file.metadata[full] else { return nil }
+        guard case let .string(s) = v else { throw .badHyperparameter(key: full, reason: "not a string") }
+        return s
+    }
+
+    /// Whether the file has tensor `name`.
+    func has(_ name: String) -> Bool { file.tensor(named: name) != nil }
+
     func float(_ key: String, default value: Float? = nil) throws(ModelError) -> Float {
         let full = "\(arch).\(key)"
         guard let v = file.metadata[full] else {
@@ -45,6 +56,28 @@ struct WeightLoader {
     func vector(_ name: String, length: Int) throws(ModelError) -> [Float] {
         let t = try tensor(name, shape: [length])
         do { return try dequantizeRows(t, in: file) } catch { throw .engine(error) }
+    }
+
+    /// `vector` when the file has the tensor, nil otherwise (optional biases and norms).
+    func optionalVector(_ name: String, length: Int) throws(ModelError) -> [Float]? {
+        has(name) ? try vector(name, length: length) : nil
+    }
+
+    /// Consecutive row ranges of a fused matmul weight `[inputs, Σ outputs]` as separate weights
+    /// (Q/K/V of `attn_qkv`, gate/up of a fused `ffn_up`), in the order of `outputs`.
+    func split(_ name: String, inputs: Int, outputs: [Int]) throws(ModelError) -> [WeightMatrix] {
+        let t = try tensor(name, shape: [inputs, outputs.reduce(0, +)])
+        var parts: [WeightMatrix] = [], start = 0
+        for n in outputs {
+            do {
+                switch mode {
+                case .native: parts.append(try WeightMatrix(tensor: t, in: file, rows: start..<start + n))
+                case let .converted(format): parts.append(try WeightMatrix(tensor: t, in: file, rows: start..<start + n, convertingTo: format))
+                }
+            } catch { throw .engine(error) }
+            start += n
+        }
+        return parts
     }
 
     /// A matmul weight with GGUF shape [inputs, outputs].

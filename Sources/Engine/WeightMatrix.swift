@@ -70,6 +70,38 @@ public final class WeightMatrix: @unchecked Sendable {
         try self.init(quantizing: values, n: tensor.shape[1], k: tensor.shape[0], as: format, name: tensor.name)
     }
 
+    /// Rows `rows` of a 2-D GGUF tensor `[k, n]` as a weight of its own: a column view of a fused
+    /// projection's output (Q, K and V of `attn_qkv`, gate and up of a fused `ffn_up`), without
+    /// copying the blocks (rows are whole runs of blocks). `format` nil keeps the tensor's own
+    /// format; otherwise the rows are converted as in `init(tensor:in:convertingTo:)`.
+    public convenience init(tensor: GGUFTensorInfo, in file: GGUFFile, rows: Range<Int>,
+                            convertingTo target: WeightFormat? = nil) throws(EngineError) {
+        guard tensor.shape.count == 2 else {
+            throw .invalidWeight(tensor: tensor.name, reason: "expected a 2-D tensor, shape \(tensor.shape)")
+        }
+        let (k, n) = (tensor.shape[0], tensor.shape[1])
+        guard rows.lowerBound >= 0, rows.upperBound <= n, !rows.isEmpty else {
+            throw .invalidWeight(tensor: tensor.name, reason: "rows \(rows) outside 0..<\(n)")
+        }
+        let name = "\(tensor.name)[\(rows.lowerBound)..<\(rows.upperBound)]"
+        if let target, WeightFormat(tensor.type) != target {
+            let values = try dequantizeRows(tensor, in: file, rows: rows)
+            try self.init(quantizing: values, n: rows.count, k: k, as: target, name: name)
+            return
+        }
+        guard let format = WeightFormat(tensor.type) else {
+            throw .unsupportedTensorType(tensor: tensor.name, type: tensor.type)
+        }
+        let data = file.tensorData(tensor), rowBytes = format.rowBytes(k: k)
+        guard k % max(32, format.blockSize) == 0, data.count == n * rowBytes else {
+            throw .invalidWeight(tensor: tensor.name, reason: "row length \(k) is not a whole number of 32-blocks")
+        }
+        let start = rows.lowerBound * rowBytes
+        self.init(name: name, format: format, n: rows.count, k: k, raw: data.baseAddress! + start, file: file, owned: nil) { r in
+            file.releaseResidentPages(of: tensor, bytes: start + r.lowerBound * rowBytes..<start + r.upperBound * rowBytes)
+        }
+    }
+
     /// Quantizes fp32 values `[n][k]` into `format` (MX formats, `f32`, `f16`).
     public convenience init(quantizing values: [Float], n: Int, k: Int, as format: WeightFormat, name: String = "weight") throws(EngineError) {
         precondition(values.count == n * k, "values must hold n * k elements")

@@ -129,8 +129,10 @@ public final class GGUFFile: @unchecked Sendable {
             infos.append((name, dims.map { Int($0) }, type, offset, byteCount))
         }
         r.align(to: alignment)
-        dataOffset = r.offset
-        // The data section may be empty only when there are no tensors.
+        // A file without tensors may end right after its metadata, without padding up to the
+        // alignment (llama.cpp's vocab-only `ggml-vocab-*.gguf`; llama.cpp and the gguf package
+        // read them): its data section is empty wherever it starts.
+        dataOffset = infos.isEmpty ? min(r.offset, bytes.count) : r.offset
         guard dataOffset <= bytes.count else { throw .truncated(offset: bytes.count, needed: dataOffset - bytes.count, fileSize: bytes.count) }
 
         let dataStart = dataOffset, fileSize = bytes.count

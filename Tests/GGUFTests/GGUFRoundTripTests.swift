@@ -34,3 +34,39 @@ import Testing
         }
     }
 }
+
+/// A GGUF with no tensors may stop right after its metadata (llama.cpp's vocab-only files do);
+/// one with tensors may not stop before its data.
+@Suite struct UnpaddedMetadataOnlyTests {
+    /// The writer's output and the offset where its metadata ends (before alignment padding).
+    static func file(tensors: Bool) throws -> (bytes: [UInt8], metadataEnd: Int) {
+        var w = GGUFWriter()
+        w.set("general.architecture", .string("llama"))
+        w.set("tokenizer.ggml.tokens", .array(.string(["<unk>", "a", "bc"])))   // 3 + 6 + ... bytes: not aligned
+        if tensors { w.addTensor("w", shape: [4, 2], floats: [1, 2, 3, 4, 5, 6, 7, 8]) }
+        let bytes = w.serialize()
+        let aligned = try GGUFFile(contents: bytes).dataOffset
+        // Walk back over the zero padding to the last metadata byte (the last string ends in "c").
+        var end = aligned
+        while end > 0 && bytes[end - 1] == 0 { end -= 1 }
+        return (bytes, end)
+    }
+
+    @Test func metadataOnlyFileWithoutPaddingParses() throws {
+        let (bytes, end) = try Self.file(tensors: false)
+        #expect(end < bytes.count, "the writer pads, so the test cuts something")
+        let padded = try GGUFFile(contents: bytes), cut = try GGUFFile(contents: Array(bytes[..<end]))
+        #expect(cut.tensors.isEmpty && cut.dataOffset == end)
+        #expect(cut.metadataKeys == padded.metadataKeys)
+        #expect(try cut.strings("tokenizer.ggml.tokens") == ["<unk>", "a", "bc"])
+        // Cut inside the metadata is still truncated.
+        #expect(throws: GGUFError.self) { try GGUFFile(contents: Array(bytes[..<(end - 1)])) }
+    }
+
+    @Test func fileWithTensorsStillNeedsItsData() throws {
+        let bytes = try Self.file(tensors: true).bytes
+        let dataStart = try GGUFFile(contents: bytes).dataOffset
+        #expect(throws: GGUFError.self) { try GGUFFile(contents: Array(bytes[..<dataStart])) }
+        #expect(throws: GGUFError.self) { try GGUFFile(contents: Array(bytes[..<(dataStart - 1)])) }
+    }
+}

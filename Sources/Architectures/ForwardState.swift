@@ -1,0 +1,119 @@
+import Engine
+
+/// The activation buffers of one forward step, each `[maxBatch][width]` fp32, allocated once per
+/// state so decoding does not allocate (llama2.c's `RunState`). Every family uses the same set.
+final class Activations {
+    /// Residual stream, `[batch][embedding]`.
+    let x: Matrix
+    /// Normalised input of a sub-block, `[batch][embedding]` (also the head's input).
+    let xn: Matrix
+    /// Queries `[batch][heads·headDim]`, keys and values `[batch][kvHeads·headDim]`.
+    let q: Matrix, k: Matrix, v: Matrix
+    /// Attention output before Wo, `[batch][heads·headDim]`.
+    let attended: Matrix
+    /// A sub-block's output before the residual add (Wo or the down projection), `[batch][embedding]`.
+    let projected: Matrix
+    /// Gate and up projections of the FFN, `[batch][feedForward]`; the activation lands in `gate`.
+    let gate: Matrix, up: Matrix
+    /// The batch rows whose logits were asked for, gathered to the top, `[batch][embedding]`.
+    let selected: Matrix
+    /// `[q, k, v]` and `[gate, up]`, the outputs of the projections that share one input.
+    let qkv: [Matrix], gateUp: [Matrix]
+
+    init(_ hp: Hyperparameters, maxBatch n: Int) {
+        x = Matrix(rows: n, columns: hp.embedding)
+        xn = Matrix(rows: n, columns: hp.embedding)
+        q = Matrix(rows: n, columns: hp.heads * hp.headDim)
+        k = Matrix(rows: n, columns: hp.kvHeads * hp.headDim)
+        v = Matrix(rows: n, columns: hp.kvHeads * hp.headDim)
+        attended = Matrix(rows: n, columns: hp.heads * hp.headDim)
+        projected = Matrix(rows: n, columns: hp.embedding)
+        gate = Matrix(rows: n, columns: hp.feedForward)
+        up = Matrix(rows: n, columns: hp.feedForward)
+        selected = Matrix(rows: n, columns: hp.embedding)
+        qkv = [q, k, v]
+        gateUp = [gate, up]
+    }
+
+    var all: [Matrix] { [x, xn, q, k, v, attended, projected, gate, up, selected] }
+}
+
+/// Per-sequence mutable state: the KV cache and the activation buffers of one forward pass.
+public final class ForwardState: @unchecked Sendable {
+    public let cache: KVCache
+    public let maxBatch: Int
+    /// Threads the forward pass may use.
+    public var threads: Int = 1
+    /// The step's activations.
+    let activations: Activations
+    /// Logits matrices by (rows, scratch) key (see `logitsBuffer`).
+    var logits: [Int: Matrix] = [:]
+    /// Positions of the current batch, reused so a decode step does not allocate.
+    var positions: [Int] = []
+    /// Per-row scale factors of the current batch (attention temperature), reused likewise.
+    var rowFactors: [Float] = []
+    /// Attention score scratch.
+    var scores: [Float] = []
+    /// Quantized activations of the current matmul input.
+    let matmulScratch: MatmulScratch
+
+    init(cache: KVCache, maxBatch: Int, hyperparameters hp: Hyperparameters) {
+        self.cache = cache
+        self.maxBatch = maxBatch
+        activations = Activations(hp, maxBatch: maxBatch)
+        matmulScratch = MatmulScratch(maxRows: maxBatch, maxK: max(hp.embedding, hp.heads * hp.headDim, hp.feedForward))
+    }
+
+    /// Bytes held by the KV cache and the activation buffers.
+    public var memoryBytes: Int {
+        cache.memoryBytes + (activations.all + Array(logits.values)).reduce(0) { $0 + $1.rows * $1.columns * 4 }
+    }
+
+    /// A logits matrix of exactly `rows` rows, kept for reuse (decode asks for 1 row every token).
+    /// The returned matrix is overwritten by the next forward call on this state.
+    func logitsBuffer(rows: Int, vocabulary: Int, scratch: Bool = false) -> Matrix {
+        let key = rows * 2 + (scratch ? 1 : 0)
+        if let m = logits[key] { return m }
+        let m = Matrix(rows: rows, columns: vocabulary)
+        logits[key] = m
+        return m
+    }
+}
+
+/// The ops of one batch bound to its state: the batch's rows and positions, the threads and the
+/// matmul scratch, so blocks call `c.linear(a.xn, w, into: a.q)` instead of passing them each time.
+struct StepContext {
+    let state: ForwardState
+    /// Rows of this batch (the first `rows` rows of every activation are live).
+    let rows: Int
+    /// Absolute position of each row.
+    let positions: [Int]
+
+    var a: Activations { state.activations }
+    var threads: Int { state.threads }
+
+    func rmsNorm(_ x: Matrix, _ weight: [Float], eps: Float, into y: Matrix) {
+        Ops.rmsNorm(x, rows: rows, weight: weight, eps: eps, into: y, threads: threads)
+    }
+
+    func linear(_ x: Matrix, _ weight: WeightMatrix, into y: Matrix) {
+        Ops.linear(x, rows: rows, weight: weight, into: y, scratch: state.matmulScratch, threads: threads)
+    }
+
+    /// Several weights reading the same input (their activations are quantized once).
+    func linear(_ x: Matrix, _ weights: [WeightMatrix], into ys: [Matrix]) {
+        Ops.linear(x, rows: rows, weights: weights, into: ys, scratch: state.matmulScratch, threads: threads)
+    }
+
+    func add(_ x: Matrix, into y: Matrix) { Ops.add(x, into: y, rows: rows, threads: threads) }
+
+    func scale(_ x: Matrix, by s: Float) { Ops.scale(x, rows: rows, by: s, threads: threads) }
+
+    func addBias(_ bias: [Float]?, to x: Matrix) {
+        if let bias { Ops.addBias(bias, to: x, rows: rows) }
+    }
+
+    func rope(_ x: Matrix, heads: Int, headDim: Int, _ rope: RopeParameters) {
+        Ops.rope(x, rows: rows, positions: positions, heads: heads, headDim: headDim, rope: rope, threads: threads)
+    }
+}

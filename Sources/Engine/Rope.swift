@@ -1,0 +1,125 @@
+import CKernels
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything that decides how a family's rotary position embedding turns a position into
+/// angles: llama.cpp's `ggml_rope_ext` arguments, read from `<arch>.rope.*` keys and the
+/// frequency-factor tensors at load.
+///
+/// Pair i (of `rotaryDims / 2`) at position p turns by θ = p · base^(−2i/rotaryDims) / factor[i],
+/// then, with scaling, by YaRN's blend of that angle and `frequencyScale · θ`; cos and sin are
+/// multiplied by `attentionFactor` (and YaRN's own magnitude correction).
+public struct RopeParameters: Sendable, Equatable {
+    /// `rope.freq_base`.
+    public var base: Float
+    /// Which dimensions form the rotated pairs.
+    public var style: Ops.RopeStyle
+    /// Rotated dimensions per head (the first `rotaryDims`; the rest pass through).
+    public var rotaryDims: Int
+    /// θ is multiplied by this: 1 / `rope.scaling.factor` for linear and YaRN scaling, else 1.
+    public var frequencyScale: Float = 1
+    /// Per-pair divisors of the frequencies, `[rotaryDims / 2]`: Llama 3's `rope_freqs.weight`, or
+    /// LongRoPE's short factors (`rope_factors_short.weight`). Nil: all 1.
+    public var frequencyFactors: [Float]? = nil
+    /// LongRoPE's long factors (`rope_factors_long.weight`), used instead of `frequencyFactors` when
+    /// the context is longer than `originalContext`.
+    public var longFactors: [Float]? = nil
+    /// YaRN's extrapolation mix (`yarn_ext_factor`): 0 turns the ramp off (every scaling but YaRN).
+    public var extrapolation: Float = 0
+    /// YaRN's ramp bounds, in rotations over the original context (`yarn_beta_fast` / `_slow`).
+    public var betaFast: Float = 32, betaSlow: Float = 1
+    /// The context length the model was trained with before scaling (`rope.scaling.original_context_length`).
+    public var originalContext: Int = 0
+    /// Multiplies cos and sin (llama.cpp's `attn_factor`: LongRoPE's and YaRN's magnitude scaling).
+    public var attentionFactor: Float = 1
+
+    public init(base: Float, style: Ops.RopeStyle, rotaryDims: Int) {
+        self.base = base
+        self.style = style
+        self.rotaryDims = rotaryDims
+    }
+
+    /// True when the angles are plain `p · base^(−2i/d)` (the C kernel's case).
+    var isPlain: Bool {
+        frequencyScale == 1 && frequencyFactors == nil && longFactors == nil && extrapolation == 0 && attentionFactor == 1
+    }
+
+    /// The parameters for a sequence of up to `context` tokens: LongRoPE switches to its long
+    /// factors beyond the original context, as llama.cpp does for `n_ctx_seq > n_ctx_orig_yarn`.
+    public func forContext(_ context: Int) -> RopeParameters {
+        guard let long = longFactors else { return self }
+        var r = self
+        if context > originalContext { r.frequencyFactors = long }
+        r.longFactors = nil
+        return r
+    }
+
+    /// YaRN's correction range [low, high] in pair indices (`ggml_rope_yarn_corr_dims`): pairs
+    /// below `low` rotate more than `betaFast` times over the original context and keep their
+    /// frequency (extrapolate), pairs above `high` are interpolated, the ramp blends between.
+    var correctionDims: (low: Float, high: Float) {
+        func dim(_ rotations: Float) -> Float {
+            Float(rotaryDims) * logf(Float(originalContext) / (rotations * 2 * Float.pi)) / (2 * logf(base))
+        }
+        return (max(0, floorf(dim(betaFast))), min(Float(rotaryDims - 1), ceilf(dim(betaSlow))))
+    }
+
+    /// cos and sin of every pair at position `p`, into `cs` as `[cos, sin]` × rotaryDims/2.
+    /// Follows ggml's order of float operations (θ multiplied up pair by pair).
+    func angles(position p: Int, into cs: UnsafeMutablePointer<Float>) {
+        let thetaScale = powf(base, -2 / Float(rotaryDims))
+        let (low, high) = extrapolation != 0 ? correctionDims : (0, 0)
+        var theta = Float(p)
+        for i in 0..<rotaryDims / 2 {
+            let extrap = theta / (frequencyFactors?[i] ?? 1)
+            let interp = frequencyScale * extrap
+            var angle = interp, magnitude = attentionFactor
+            if extrapolation != 0 {
+                // Ramp over the pair index: 1 below `low` (keep extrap), 0 above `high` (interp).
+                let y = (Float(i) - low) / max(0.001, high - low)
+                let mix = (1 - min(1, max(0, y))) * extrapolation
+                angle = interp * (1 - mix) + extrap * mix
+                magnitude *= 1 + 0.1 * logf(1 / frequencyScale)
+            }
+            cs[2 * i] = cosf(angle) * magnitude
+            cs[2 * i + 1] = sinf(angle) * magnitude
+            theta *= thetaScale
+        }
+    }
+}
+
+extension Ops {
+    /// Rotates each of the `heads` heads (length `headDim`) of row r by position `positions[r]`
+    /// with `rope`. The plain case runs the C kernel (threaded over rows); scaled or factored
+    /// ropes run here, angles computed once per row.
+    public static func rope(_ x: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int, rope: RopeParameters,
+                            threads: Int = 1) {
+        if rope.isPlain {
+            Ops.rope(x, rows: rows, positions: positions, heads: heads, headDim: headDim, rotaryDims: rope.rotaryDims,
+                     base: rope.base, style: rope.style, threads: threads)
+            return
+        }
+        precondition(x.columns == heads * headDim && positions.count >= rows && rows <= x.rows, "rope: shape mismatch")
+        precondition(rope.rotaryDims <= headDim && rope.rotaryDims % 2 == 0, "rope: bad rotary dims")
+        precondition((rope.frequencyFactors?.count ?? rope.rotaryDims / 2) >= rope.rotaryDims / 2, "rope: too few factors")
+        let half = rope.rotaryDims / 2
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * half) { cs in
+            for r in 0..<rows {
+                rope.angles(position: positions[r], into: cs.baseAddress!)
+                let row = x.row(r)
+                for h in 0..<heads {
+                    let head = row + h * headDim
+                    for i in 0..<half {
+                        let a = rope.style == .neox ? i : 2 * i, b = rope.style == .neox ? i + half : 2 * i + 1
+                        let c = cs[2 * i], s = cs[2 * i + 1], x0 = head[a], x1 = head[b]
+                        head[a] = x0 * c - x1 * s
+                        head[b] = x0 * s + x1 * c
+                    }
+                }
+            }
+        }
+    }
+}
