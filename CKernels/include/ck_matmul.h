@@ -205,6 +205,17 @@ typedef void (*ck_prefill_kernel)(const ck_matmul_desc *d, const ck_weights *w, 
 /// Activation quantizer: rows [m0, m1) (ck_quantize_act_ref's contract).
 typedef void (*ck_quantize_kernel)(const ck_act *a, int64_t m0, int64_t m1);
 
+/// The prefill driver over the AVX-512 / AMX kernels (prefill_units.c): ck_prefill_kernel's
+/// contract with (matrix, column chunk, 32-row block) units from a shared counter.
+void ck_prefill_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                       int nthreads, int64_t min_parallel_macs);
+void ck_prefill_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                           int nthreads, int64_t min_parallel_macs);
+void ck_prefill_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                    int nthreads, int64_t min_parallel_macs);
+void ck_prefill_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                        int nthreads, int64_t min_parallel_macs);
+
 /// One weight format's kernels on one path (as ggml's per-type traits). ck_matmul picks, in order:
 /// `decode` for one activation row, `prefill` for several, `tile` split over N; a float format
 /// with no `tile` runs OpenBLAS sgemm on its fp32 copy.
