@@ -146,7 +146,7 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     if (info.int8_path) {
         // Q5_0's byte layout is read only by the AVX-512 kernel; the AVX2 kernels use the compact
         // copy, so without AVX-512 it is not kept (5.5 instead of 8.5 + 5.5 bits per weight).
-        const int bytes_layout = f != CK_WF_Q5_0 || ck_best_kernel_path() == CK_PATH_AVX512;
+        const int bytes_layout = f != CK_WF_Q5_0 || ck_kernel_path_supported(CK_PATH_AVX512);
         *qs_bytes = bytes_layout ? groups * nb * (size_t)info.qs_block_bytes : 0;
         const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
         *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
