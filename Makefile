@@ -5,7 +5,7 @@
 #   make fuzz    libFuzzer targets (GGUF reader, templates, tokenizers, CLI arguments), each run
 #                FUZZ_SECONDS; seeds in Fuzz/corpus, findings under .build/fuzz
 
-APT_PACKAGES := libopenblas-dev libomp-dev libedit-dev
+APT_PACKAGES := libopenblas-dev libomp-dev libedit-dev libsimde-dev
 SWIFT ?= swift
 # Tests run on a release build so the C kernels are optimised; -enable-testing keeps
 # `@testable import` working under -O.

@@ -97,9 +97,13 @@ func runKernelBench(_ arguments: [String]) -> Int32 {
         case "--threads" where !args.isEmpty: threadCounts = list(args.removeFirst()).compactMap { Int($0) }
         case "--m" where !args.isEmpty: ms = list(args.removeFirst()).compactMap { Int($0) }
         case "--formats" where !args.isEmpty: formatFilter = Set(list(args.removeFirst()))
-        case "--paths" where !args.isEmpty: paths = list(args.removeFirst()).compactMap { p in KernelPath.allCases.first { $0.description == p } }
+        case "--paths" where !args.isEmpty:
+            // A path this CPU lacks would run lowered under its name: skipped, with a note.
+            paths = list(args.removeFirst()).compactMap { p in KernelPath.allCases.first { $0.description == p } }
+            for p in paths where !p.isSupported { printError("bench kernels: \(p) is not supported on this CPU; skipped\n") }
+            paths = paths.filter(\.isSupported)
         default:
-            printError("usage: bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,q8_0,...] [--paths ref,avx2,avx512] [--all] [--quick] [--cold]\n")
+            printError("usage: bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,q8_0,...] [--paths ref,avx2,avx512,amx,avx512-emu,amx-emu] [--all] [--quick] [--cold]\n")
             return 2
         }
     }

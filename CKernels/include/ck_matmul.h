@@ -43,12 +43,13 @@ typedef enum { CK_SCALE_NONE = 0, CK_SCALE_FP16 = 1, CK_SCALE_UE8M0 = 2 } ck_sca
 /// together, so every product q * da is the same.)
 typedef enum { CK_ACT_F32 = 0, CK_ACT_Q8_32 = 1, CK_ACT_Q8_0 = 2, CK_ACT_Q8_1 = 3, CK_ACT_Q8_K = 4 } ck_act_format;
 
-/// One matmul. Weights are [n][k] (K contiguous); x is [m][k]; y is [m][n] fp32.
+/// Number of ck_act_format values (table sizes).
+#define CK_ACT_COUNT 5
+
+/// One matmul. Weights are [n][k] (K contiguous); x is [m][k]; y is [m][n] fp32. The operand
+/// formats are the weights' (ck_weights.format) and the activations' (ck_act.format).
 typedef struct {
     int64_t m, n, k;
-    ck_weight_format weight_format;
-    ck_scale_format scale_format;   ///< implied by weight_format; carried for the descriptor API
-    ck_act_format act_format;       ///< implied by weight_format
     int accumulate;                 ///< 0: y = x.W^T; 1: y += x.W^T
 } ck_matmul_desc;
 
@@ -64,7 +65,15 @@ typedef struct {
     ck_scale_format scale;
     ck_act_format act;
     int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
+    int64_t qs_block_bytes;       ///< repacked value bytes (qs) per 16-row group and 32-block: 256
+                                  ///< (packed4), 512 (byte layout), 1024 (MXFP8's fp16 decode copy), else 0
+    int64_t repacked_block_bytes; ///< qs_block_bytes plus the dw/mw planes' bytes per group and
+                                  ///< 32-block: what a SIMD kernel streams (Q5_0's compact copy:
+                                  ///< CK_Q5_0_COMPACT_BYTES instead of the 512 qs bytes)
 } ck_format_info;
+
+/// Bytes per 16-row group and 32-block of Q5_0's compact layout (ck_weights.qs_dec).
+#define CK_Q5_0_COMPACT_BYTES 320
 
 ck_format_info ck_weight_format_info(ck_weight_format f);
 
@@ -110,6 +119,11 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
 /// Rows [n0, n1) only (n0 a multiple of 16), so callers can split the work across threads.
 void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1);
 
+/// The byte layout (512 bytes: quad j = 16 rows x u[4j..4j+3]) of group g, 32-block b of an
+/// integer format's repacked weights, from whichever layout `w` holds (bytes, packed4 or Q5_0's
+/// compact copy). For kernels that need bytes (AMX tiles) and formats stored narrower.
+void ck_byte_layout_block(const ck_weights *w, int64_t g, int64_t b, uint8_t out[512]);
+
 /// Canonical form of 32-block `b` of a raw weight row (see the header comment): u[32],
 /// dw[nsc], mw (already -off*dw when the format has no minimum). Integer formats only.
 void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw);
@@ -141,6 +155,15 @@ typedef void (*ck_matmul_kernel)(const ck_matmul_desc *d, const ck_weights *w, c
 void ck_matmul_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+/// The AVX-512 kernels' source compiled a second time against SIMDe (matmul_avx512_emu.c):
+/// portable code, runs on any x86-64 CPU; same contract and results.
+void ck_matmul_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_quantize_act_avx512_emu(const ck_act *a, int64_t m0, int64_t m1);
+/// AMX-INT8 (matmul_amx.c): several activation rows on int8 tiles with the per-32-block fp32
+/// epilogue, one row on the AVX-512 kernel; same contract and results. `_emu` runs the same
+/// kernel over the portable tile layer (ck_tile.h) and the SIMDe AVX-512 kernel.
+void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 /// The AVX2 path for one activation row (decode), integer formats: streams each 16-row group's
 /// repacked bytes in address order with software prefetch (matvec_avx2.c). Same contract.
 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
@@ -154,15 +177,68 @@ void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, 
 
 // MARK: - Dispatch and threading (dispatch.c, parallel.c)
 
-typedef enum { CK_PATH_REF = 0, CK_PATH_AVX2 = 1, CK_PATH_AVX512 = 2 } ck_kernel_path;
+/// Kernel paths. The first four are ordered by speed and chosen by CPUID; the emulated ones are
+/// the AVX-512 kernel source compiled against SIMDe (portable intrinsics) and the AMX kernel over
+/// the portable tile layer, so both are testable on any x86-64 CPU with AVX2. They are never
+/// chosen automatically, only by request.
+typedef enum {
+    CK_PATH_REF = 0, CK_PATH_AVX2 = 1, CK_PATH_AVX512 = 2, CK_PATH_AMX = 3,
+    CK_PATH_AVX512_EMU = 4, CK_PATH_AMX_EMU = 5,
+    CK_PATH_COUNT
+} ck_kernel_path;
 
-/// Best path this CPU supports (CPUID), ignoring overrides.
+/// Best path this CPU supports (CPUID, and for AMX the kernel's tile-data permission), ignoring
+/// overrides.
 ck_kernel_path ck_best_kernel_path(void);
-/// The active path: the override if set, else QUANTA_KERNEL_PATH=ref|avx2|avx512 (read once), else
-/// the best supported. A request the CPU cannot run is lowered to the best supported path.
+/// Whether this CPU (and kernel) can run path p.
+int ck_kernel_path_supported(int p);
+/// The active path: the override if set, else QUANTA_KERNEL_PATH=ref|avx2|avx512|amx|avx512-emu|
+/// amx-emu (read once), else the best supported. A request the CPU cannot run is lowered to the
+/// best supported path.
 ck_kernel_path ck_kernel_path_get(void);
 /// Forces a path (-1 clears the override). Returns the path actually in effect.
 ck_kernel_path ck_kernel_path_set(int path);
+
+/// Threaded prefill over several matrices on one input (ck_matmul_avx2_prefill_multi's contract).
+typedef void (*ck_prefill_kernel)(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y,
+                                  int count, int nthreads, int64_t min_parallel_macs);
+/// Activation quantizer: rows [m0, m1) (ck_quantize_act_ref's contract).
+typedef void (*ck_quantize_kernel)(const ck_act *a, int64_t m0, int64_t m1);
+
+/// The prefill driver over the AVX-512 / AMX kernels (prefill_units.c): ck_prefill_kernel's
+/// contract with (matrix, column chunk, 32-row block) units from a shared counter.
+void ck_prefill_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                       int nthreads, int64_t min_parallel_macs);
+void ck_prefill_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                           int nthreads, int64_t min_parallel_macs);
+void ck_prefill_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                    int nthreads, int64_t min_parallel_macs);
+void ck_prefill_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                        int nthreads, int64_t min_parallel_macs);
+
+/// One weight format's kernels on one path (as ggml's per-type traits). ck_matmul picks, in order:
+/// `decode` for one activation row, `prefill` for several, `tile` split over N; a float format
+/// with no `tile` runs OpenBLAS sgemm on its fp32 copy.
+typedef struct {
+    ck_matmul_kernel tile;     ///< columns [n0, n1) for every row, any m; NULL: sgemm (float formats)
+    ck_matmul_kernel decode;   ///< m = 1, threads split by streamed bytes; NULL: as m > 1. Float
+                               ///< formats use it only when their repacked qs exists (MXFP8)
+    ck_prefill_kernel prefill; ///< m > 1, one threaded region for several matrices; NULL: tile
+} ck_format_kernels;
+
+/// Every kernel of one path, filled once at start (static tables).
+typedef struct {
+    ck_kernel_path path;
+    const char *name;                          ///< as QUANTA_KERNEL_PATH spells it
+    ck_format_kernels format[CK_WF_COUNT];
+    ck_quantize_kernel quantize[CK_ACT_COUNT]; ///< by ck_act_format (F32 unused)
+    void (*swiglu)(float *gate, const float *up, int64_t n);
+    void (*geglu)(float *gate, const float *up, int64_t n);
+    int simd_rows;                             ///< row ops may use their AVX2 helpers
+} ck_path_kernels;
+
+/// The kernel table of path p (p must be a valid ck_kernel_path).
+const ck_path_kernels *ck_kernels(ck_kernel_path p);
 
 /// Runs fn(ctx, t, nthreads) on `nthreads` threads of libomp's pool (t = 0..nthreads-1). No
 /// allocation or thread creation after libomp's first parallel region (per calling thread).

@@ -1,59 +1,13 @@
-// Runtime ISA dispatch (CPUID once, QUANTA_KERNEL_PATH or ck_kernel_path_set to override) and
-// the threaded matmul / activation-quantization drivers. Work is split over N in whole groups
-// of 16 rows, statically, one contiguous range per thread.
-#include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
+// The threaded matmul / activation-quantization / repack drivers, running the kernels the active
+// path's table (kernel_table.c) names. Work is split over N in whole groups of 16 rows,
+// statically, one contiguous range per thread, unless the path has its own prefill region.
 #include <cblas.h>
 #include "ck_matmul.h"
 
-static int cpu_has_avx2(void) {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-}
-
-static int cpu_has_avx512(void) {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") && cpu_has_avx2();
-}
-
-ck_kernel_path ck_best_kernel_path(void) {
-    __builtin_cpu_init();
-    if (cpu_has_avx512()) return CK_PATH_AVX512;
-    if (cpu_has_avx2()) return CK_PATH_AVX2;
-    return CK_PATH_REF;
-}
-
-static ck_kernel_path lower_to_supported(int p) {
-    const ck_kernel_path best = ck_best_kernel_path();
-    if (p < 0) return best;
-    return p > (int)best ? best : (ck_kernel_path)p;
-}
-
-/// -2: not initialised yet; -1: no override; else the forced path.
-static _Atomic int override_path = -2;
-
-static int env_path(void) {
-    const char *s = getenv("QUANTA_KERNEL_PATH");
-    if (!s) return -1;
-    if (!strcmp(s, "ref")) return CK_PATH_REF;
-    if (!strcmp(s, "avx2")) return CK_PATH_AVX2;
-    if (!strcmp(s, "avx512")) return CK_PATH_AVX512;
-    return -1;
-}
-
-ck_kernel_path ck_kernel_path_get(void) {
-    int p = atomic_load(&override_path);
-    if (p == -2) {
-        int expected = -2;
-        atomic_compare_exchange_strong(&override_path, &expected, env_path());
-        p = atomic_load(&override_path);
-    }
-    return lower_to_supported(p);
-}
-
-ck_kernel_path ck_kernel_path_set(int path) {
-    atomic_store(&override_path, path < 0 ? -1 : path);
-    return ck_kernel_path_get();
+/// The table of an explicit path (lowered to what the CPU runs) or, for path < 0, the active one.
+static const ck_path_kernels *table_for(int path) {
+    if (path < 0 || !ck_kernel_path_supported(path)) return ck_kernels(path < 0 ? ck_kernel_path_get() : ck_best_kernel_path());
+    return ck_kernels((ck_kernel_path)path);
 }
 
 // MARK: - Drivers
@@ -69,7 +23,7 @@ typedef struct {
     const ck_act *a;
     float *y;
     ck_matmul_kernel kernel;
-    void (*quantize)(const ck_act *, int64_t, int64_t);
+    ck_quantize_kernel quantize;
 } job;
 
 static void matmul_part(void *ctx, int t, int nt) {
@@ -86,13 +40,10 @@ static void quantize_part(void *ctx, int t, int nt) {
 }
 
 void ck_quantize_act(const ck_act *a, int threads, int path) {
-    const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
     job j = {0};
     j.a = a;
-    // The AVX-512 quantizer implements our Q8_32 scheme only; the llama.cpp-compatible schemes
-    // run on the AVX2 twin (every AVX-512 CPU has AVX2; the result is bit-identical anyway).
-    j.quantize = p == CK_PATH_AVX512 && a->format == CK_ACT_Q8_32 ? ck_quantize_act_avx512
-               : p != CK_PATH_REF ? ck_quantize_act_avx2 : ck_quantize_act_ref;
+    j.quantize = table_for(path)->quantize[a->format >= 0 && a->format < CK_ACT_COUNT ? a->format : CK_ACT_Q8_32];
+    if (!j.quantize) return;   // CK_ACT_F32: nothing to quantize
     // Small inputs (decode) are cheaper on one thread than a fork/join.
     if (a->m * a->k < 65536) threads = 1;
     if (threads > a->m) threads = (int)a->m;
@@ -107,24 +58,26 @@ static void sgemm_path(const ck_matmul_desc *d, const ck_weights *w, const ck_ac
                 a->x, (blasint)d->k, wf, (blasint)d->k, d->accumulate ? 1.0f : 0.0f, y, (blasint)d->n);
 }
 
+/// Whether `k` runs `w` at one activation row (float formats only with their decode repack).
+static int has_decode(const ck_format_kernels *k, const ck_weights *w) {
+    return k->decode && (ck_weight_format_info(w->format).int8_path || w->qs);
+}
+
 void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path) {
-    const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
-    const ck_format_info info = ck_weight_format_info(w->format);
-    // Float formats: OpenBLAS sgemm on the fp32 copy, except MXFP8 decode, which streams the
-    // 2-byte repack with the SIMD kernel instead of 4-byte fp32 rows.
-    const int fp8_decode = (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2) && d->m == 1 && w->qs;
-    if (!info.int8_path && p != CK_PATH_REF && !fp8_decode) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
-    if (d->m == 1 && p != CK_PATH_REF && info.int8_path) {   // decode: split by streamed bytes
+    const ck_path_kernels *t = table_for(path);
+    const ck_format_kernels *k = &t->format[w->format];
+    if (d->m == 1 && has_decode(k, w)) {   // decode: split by streamed bytes
         float *const ys[1] = {y};
-        ck_matmul_multi(d, w, a, ys, 1, threads, p);
+        ck_matmul_multi(d, w, a, ys, 1, threads, t->path);
         return;
     }
-    if (d->m > 1 && p == CK_PATH_AVX2 && info.int8_path) {   // prefill: dynamic units
+    if (d->m > 1 && k->prefill) {   // prefill: the path's own threaded region
         float *const ys[1] = {y};
-        ck_matmul_avx2_prefill_multi(d, w, a, ys, 1, threads, CK_MIN_PARALLEL_MACS);
+        k->prefill(d, w, a, ys, 1, threads, CK_MIN_PARALLEL_MACS);
         return;
     }
-    job j = {d, w, a, y, p == CK_PATH_AVX512 ? ck_matmul_avx512 : p == CK_PATH_AVX2 ? ck_matmul_avx2 : ck_matmul_ref, NULL};
+    if (!k->tile) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
+    job j = {d, w, a, y, k->tile, NULL};
     const int64_t groups = (d->n + CK_R - 1) / CK_R;
     if (threads > groups) threads = (int)groups;
     // A fork/join costs microseconds (more when the machine is busy); below ~0.25 M MACs
@@ -138,10 +91,8 @@ void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, fl
 /// Bytes the M = 1 kernel streams for one group of 16 rows (weights and scale planes).
 static int64_t group_bytes(const ck_weights *w) {
     const ck_format_info info = ck_weight_format_info(w->format);
-    const int64_t nb = w->k / 32;
-    if (!info.int8_path) return nb * 32 * CK_R * 2;
-    const int64_t q = w->qs_dec ? 320 : info.packed4 ? 256 : 512;
-    return nb * (q + (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min));
+    const int64_t compact = w->qs_dec ? CK_Q5_0_COMPACT_BYTES - info.qs_block_bytes : 0;
+    return (w->k / 32) * (info.repacked_block_bytes + compact);
 }
 
 /// Weights that read one input, as one list of 16-row groups (matrix by matrix).
@@ -151,7 +102,7 @@ typedef struct {
     const ck_act *a;
     float *const *y;
     int count;
-    ck_matmul_kernel kernel;
+    const ck_path_kernels *t;
     int64_t total;   // sum of every matrix's groups x group_bytes
 } multi_job;
 
@@ -167,27 +118,26 @@ static void multi_part(void *ctx, int t, int nt) {
         // Groups g with base + g*gb in [lo, hi): g in [ceil((lo-base)/gb), ceil((hi-base)/gb)).
         int64_t g0 = lo <= base ? 0 : (lo - base + gb - 1) / gb, g1 = (hi - base + gb - 1) / gb;
         if (g1 > groups) g1 = groups;
-        if (g0 < g1) j->kernel(&j->d[i], &j->w[i], j->a, j->y[i], g0 * CK_R, g1 * CK_R < j->d[i].n ? g1 * CK_R : j->d[i].n);
+        if (g0 < g1) j->t->format[j->w[i].format].decode(&j->d[i], &j->w[i], j->a, j->y[i], g0 * CK_R, g1 * CK_R < j->d[i].n ? g1 * CK_R : j->d[i].n);
         base += groups * gb;
     }
 }
 
 void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                      int threads, int path) {
-    const ck_kernel_path p = path < 0 ? ck_kernel_path_get() : lower_to_supported(path);
-    if (p == CK_PATH_AVX2 && d[0].m > 1) {   // prefill: all matrices in one region
-        int fast = 1;
-        for (int i = 0; i < count; i++) fast = fast && ck_weight_format_info(w[i].format).int8_path && d[i].m == d[0].m;
-        if (fast) { ck_matmul_avx2_prefill_multi(d, w, a, y, count, threads, CK_MIN_PARALLEL_MACS); return; }
+    const ck_path_kernels *t = table_for(path);
+    int same = 1;   // one prefill region (m > 1) or one decode region (m = 1) covers them all
+    for (int i = 0; i < count && same; i++) {
+        const ck_format_kernels *k = &t->format[w[i].format];
+        same = d[i].m == d[0].m && d[i].k == d[0].k &&
+               (d[0].m > 1 ? k->prefill && k->prefill == t->format[w[0].format].prefill : has_decode(k, &w[i]));
     }
-    int single = p == CK_PATH_REF || d[0].m != 1;
-    for (int i = 0; i < count && !single; i++)
-        single = !ck_weight_format_info(w[i].format).int8_path || d[i].m != 1 || d[i].k != d[0].k;
-    if (single) {   // prefill and the float formats: one matmul after another
-        for (int i = 0; i < count; i++) ck_matmul(&d[i], &w[i], a, y[i], threads, path);
+    if (!same) {   // one matmul after another
+        for (int i = 0; i < count; i++) ck_matmul(&d[i], &w[i], a, y[i], threads, t->path);
         return;
     }
-    multi_job j = {d, w, a, y, count, p == CK_PATH_AVX512 ? ck_matmul_avx512 : ck_matmul_avx2, 0};
+    if (d[0].m > 1) { t->format[w[0].format].prefill(d, w, a, y, count, threads, CK_MIN_PARALLEL_MACS); return; }
+    multi_job j = {d, w, a, y, count, t, 0};
     for (int i = 0; i < count; i++) j.total += ((d[i].n + CK_R - 1) / CK_R) * group_bytes(&w[i]);
     // Below ~32 KiB the fork/join costs more than the second thread's bandwidth brings.
     if (j.total < CK_MIN_PARALLEL_BYTES) threads = 1;

@@ -218,7 +218,7 @@ static uint8_t *expansion_buffer(size_t bytes) {
 /// `blocks` consecutive 16-row blocks: compact (320 bytes each) -> byte layout (512 bytes).
 T256 static void expand_q5_0(const uint8_t *compact, uint8_t *bytes, int64_t blocks) {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
-    for (int64_t i = 0; i < blocks; i++, compact += 320, bytes += 512)
+    for (int64_t i = 0; i < blocks; i++, compact += CK_Q5_0_COMPACT_BYTES, bytes += 512)
         UNROLL for (int s = 0; s < 2; s++) {
             const __m256i x = _mm256_loadu_si256((const __m256i *)(compact + 256 + 32 * s));
             UNROLL for (int j = 0; j < 4; j++) {
@@ -255,7 +255,7 @@ PTILES(p_mxint8, P_S8, 1, 0, 0, 1)
 
 /// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0: of its expansion).
 static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
-    const int64_t bytes = (k / 32) * ((info->packed4 ? 128 : 256) + (info->half_scales ? 16 : 32) * (info->nsc + info->has_min));
+    const int64_t bytes = (k / 32) * info->repacked_block_bytes / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
     return c < 2 ? 2 : c;
 }
@@ -311,7 +311,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
     uint8_t *buf = expansion_buffer((size_t)(g1 - g0) * (size_t)nb * 512);
     if (!buf) return NULL;
     if (last_call != p->call || last_c0 != c0 || last_c1 != c1) {
-        expand_q5_0(p->w->qs_dec + g0 * nb * 320, buf, (g1 - g0) * nb);
+        expand_q5_0(p->w->qs_dec + g0 * nb * CK_Q5_0_COMPACT_BYTES, buf, (g1 - g0) * nb);
         last_call = p->call;
         last_c0 = c0;
         last_c1 = c1;
@@ -325,8 +325,7 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
     if (p->w->format == CK_WF_Q5_0) {
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
         if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
-            const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->weight_format, p->d->scale_format,
-                                      p->d->act_format, p->d->accumulate};
+            const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};
             ck_act a = *p->a;
             a.m = m1 - m0;
             a.x = a.x ? a.x + m0 * a.k : NULL;

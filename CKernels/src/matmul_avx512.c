@@ -10,14 +10,24 @@
 //    the N range is walked in chunks of ~256 KiB of weights (L2-resident) for every 8-row
 //    activation tile, so weights leave DRAM/L3 once per chunk and activations stay in L1/L2.
 // Per 32-block and output the fp32 epilogue is cvt, mul by dw, fma by da, fma of mw by da*sum.
+//
+// matmul_avx512_emu.c compiles this file a second time with CK_AVX512_EMULATED against SIMDe's
+// portable implementations of the same intrinsics (and renamed entry points), so the kernel's
+// correctness is tested on CPUs without AVX-512.
 #pragma STDC FP_CONTRACT OFF
 
-#include <immintrin.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ck_matmul.h"
 
+#ifdef CK_AVX512_EMULATED
+#include "avx512_simde.h"
+#define T512
+#else
+#include <immintrin.h>
 #define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+#endif
 #define INLINE static inline __attribute__((always_inline))
 /// Constant-trip loops over tile rows, halves and quads: unrolled so accumulators stay in registers.
 #define UNROLL _Pragma("clang loop unroll(full)")
@@ -162,9 +172,33 @@ TILES(t_q6_K, 0, 2, 0, 0)
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
 static int64_t chunk_groups(const ck_format_info *info, int64_t k) {
-    const int64_t bytes = (k / 32) * ((info->packed4 ? 256 : 512) + (info->half_scales ? 32 : 64) * (info->nsc + info->has_min));
+    const int64_t bytes = (k / 32) * info->repacked_block_bytes;
     const int64_t c = (256 * 1024) / (bytes > 0 ? bytes : 1);
     return c < 1 ? 1 : c;
+}
+
+/// Runs the tiles over groups [g0, g1) (decode: 4 groups at a time; prefill: L2 chunks of groups
+/// for each activation tile).
+T512 static void run_tiles(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, const tile_fn *t,
+                           const ck_format_info *info, int64_t g0, int64_t g1, int lastvalid) {
+    const float negoff = (float)(-info->off);
+    if (d->m == 1) {
+        int64_t g = g0;
+        for (; g + 4 <= g1; g += 4) t[4](d, w, a, y, 0, g, g + 4 == g1 ? lastvalid : CK_R, negoff);
+        for (; g < g1; g++) t[3](d, w, a, y, 0, g, g + 1 == g1 ? lastvalid : CK_R, negoff);
+        return;
+    }
+    const int64_t cg = chunk_groups(info, d->k);
+    for (int64_t c0 = g0; c0 < g1; c0 += cg) {
+        const int64_t c1 = c0 + cg < g1 ? c0 + cg : g1;
+        int64_t m = 0;
+        while (m < d->m) {
+            const int64_t left = d->m - m;
+            const int sel = left >= 8 ? 0 : left >= 4 ? 1 : left >= 2 ? 2 : 3;
+            for (int64_t g = c0; g < c1; g++) t[sel](d, w, a, y, m, g, g + 1 == g1 ? lastvalid : CK_R, negoff);
+            m += sel == 0 ? 8 : sel == 1 ? 4 : sel == 2 ? 2 : 1;
+        }
+    }
 }
 
 T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
@@ -179,25 +213,18 @@ T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
     case CK_WF_Q6_K: t = t_q6_K; break;
     default: t = t_u8; break;
     }
-    const float negoff = (float)(-info.off);
     if (n1 > d->n) n1 = d->n;
-    const int64_t g0 = n0 / CK_R, g1 = (n1 + CK_R - 1) / CK_R;
+    const int64_t g0 = n0 / CK_R, g1 = (n1 + CK_R - 1) / CK_R, nb = d->k / 32;
     const int lastvalid = (int)(n1 - (g1 - 1) * CK_R);
-    if (d->m == 1) {
-        int64_t g = g0;
-        for (; g + 4 <= g1; g += 4) t[4](d, w, a, y, 0, g, g + 4 == g1 ? lastvalid : CK_R, negoff);
-        for (; g < g1; g++) t[3](d, w, a, y, 0, g, g + 1 == g1 ? lastvalid : CK_R, negoff);
-        return;
-    }
-    const int64_t cg = chunk_groups(&info, d->k);
-    for (int64_t c0 = g0; c0 < g1; c0 += cg) {
-        const int64_t c1 = c0 + cg < g1 ? c0 + cg : g1;
-        int64_t m = 0;
-        while (m < d->m) {
-            const int64_t left = d->m - m;
-            const int sel = left >= 8 ? 0 : left >= 4 ? 1 : left >= 2 ? 2 : 3;
-            for (int64_t g = c0; g < c1; g++) t[sel](d, w, a, y, m, g, g + 1 == g1 ? lastvalid : CK_R, negoff);
-            m += sel == 0 ? 8 : sel == 1 ? 4 : sel == 2 ? 2 : 1;
-        }
-    }
+    if (w->qs) { run_tiles(d, w, a, y, t, &info, g0, g1, lastvalid); return; }
+    // Q5_0 keeps its byte layout only where the native AVX-512 kernel runs; the emulated build on
+    // other CPUs (the tests) expands the groups it computes from the compact copy.
+    uint8_t *bytes = malloc((size_t)(g1 * nb * 512));
+    if (!bytes) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
+    for (int64_t g = g0; g < g1; g++)
+        for (int64_t b = 0; b < nb; b++) ck_byte_layout_block(w, g, b, bytes + (g * nb + b) * 512);
+    ck_weights expanded = *w;
+    expanded.qs = bytes;
+    run_tiles(d, &expanded, a, y, t, &info, g0, g1, lastvalid);
+    free(bytes);
 }

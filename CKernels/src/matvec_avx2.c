@@ -29,7 +29,7 @@ T256 INLINE void prefetch_range(const uint8_t *p, int bytes) {
 T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g, int nvalid, int accumulate,
                        float negoff, const int V, const int NSC, const int HASMIN, const int HS) {
     const int64_t nb = w->k / 32;
-    const int qb = V == V_U4 ? 256 : V == V_U5C ? 320 : 512;   // weight bytes per block and group
+    const int qb = V == V_U4 ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : 512;   // weight bytes per block and group
     const int sb = HS ? 2 : 4;                                 // bytes per scale
     const uint8_t *q = (V == V_U5C ? w->qs_dec : w->qs) + g * nb * qb;
     const uint8_t *dwp = (const uint8_t *)w->dw + g * nb * NSC * CK_R * sb;

@@ -36,8 +36,7 @@ void ck_swiglu_ref(float *gate, const float *up, int64_t n) {
 }
 
 void ck_swiglu(float *gate, const float *up, int64_t n) {
-    if (ck_kernel_path_get() == CK_PATH_REF) ck_swiglu_ref(gate, up, n);
-    else ck_swiglu_avx2(gate, up, n);
+    ck_kernels(ck_kernel_path_get())->swiglu(gate, up, n);
 }
 
 /// gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in fp32.
@@ -74,8 +73,7 @@ void ck_geglu_ref(float *gate, const float *up, int64_t n) {
 }
 
 void ck_geglu(float *gate, const float *up, int64_t n) {
-    if (ck_kernel_path_get() == CK_PATH_REF) ck_geglu_ref(gate, up, n);
-    else ck_geglu_avx2(gate, up, n);
+    ck_kernels(ck_kernel_path_get())->geglu(gate, up, n);
 }
 
 void ck_add(float *y, const float *x, int64_t n) {

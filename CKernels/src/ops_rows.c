@@ -32,7 +32,7 @@ typedef struct {
 static void rms_norm_range(const rows_job *j, int64_t r0, int64_t r1) {
     const int64_t per_row = j->cols / j->width, v1 = r1 * per_row;
     int64_t v = r0 * per_row;
-    if (j->width % 4 == 0 && ck_kernel_path_get() != CK_PATH_REF)
+    if (j->width % 4 == 0 && ck_kernels(ck_kernel_path_get())->simd_rows)
         for (; v + 4 <= v1; v += 4) ck_rms_norm4_avx2(j->x + v * j->width, j->w, j->y + v * j->width, j->width, j->eps);
     for (; v < v1; v++) ck_rms_norm(j->x + v * j->width, j->w, j->y + v * j->width, j->width, j->eps);
 }

@@ -8,7 +8,8 @@
 #include "ck_convert.h"
 #include "ck_dequant.h"
 
-ck_format_info ck_weight_format_info(ck_weight_format f) {
+/// The format's own facts (the repacked sizes are derived in ck_weight_format_info).
+static ck_format_info format_facts(ck_weight_format f) {
     //                           block  bytes int8 pk4 nsc min off  scale           act  half_scales
     switch (f) {
     case CK_WF_F32:        return (ck_format_info){1, 4, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
@@ -26,6 +27,18 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     case CK_WF_MXFP4:      return (ck_format_info){32, 17, 1, 0, 1, 0, 12, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
     default:               return (ck_format_info){0};
     }
+}
+
+ck_format_info ck_weight_format_info(ck_weight_format f) {
+    ck_format_info info = format_facts(f);
+    if (info.int8_path) {
+        info.qs_block_bytes = info.packed4 ? 256 : 512;
+        info.repacked_block_bytes = info.qs_block_bytes + (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min);
+    } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
+        info.qs_block_bytes = 32 * CK_R * (int64_t)sizeof(ck_half);
+        info.repacked_block_bytes = info.qs_block_bytes + CK_R * (int64_t)sizeof(float);
+    }
+    return info;
 }
 
 /// 6-bit scale and min of sub-block j (0..7) of a Q4_K super-block.
@@ -129,19 +142,19 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     const ck_format_info info = ck_weight_format_info(f);
     const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
     *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = *dec_bytes = 0;
-    if (f == CK_WF_Q5_0) *dec_bytes = groups * nb * 320;
+    if (f == CK_WF_Q5_0) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
     if (info.int8_path) {
         // Q5_0's byte layout is read only by the AVX-512 kernel; the AVX2 kernels use the compact
         // copy, so without AVX-512 it is not kept (5.5 instead of 8.5 + 5.5 bits per weight).
-        const int bytes_layout = f != CK_WF_Q5_0 || ck_best_kernel_path() == CK_PATH_AVX512;
-        *qs_bytes = bytes_layout ? groups * nb * (info.packed4 ? 256 : 512) : 0;
+        const int bytes_layout = f != CK_WF_Q5_0 || ck_kernel_path_supported(CK_PATH_AVX512);
+        *qs_bytes = bytes_layout ? groups * nb * (size_t)info.qs_block_bytes : 0;
         const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
         *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
         if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
     } else if (f != CK_WF_F32) {
         *f32_bytes = (size_t)n * (size_t)k * sizeof(float);
         if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
-            *qs_bytes = groups * nb * 32 * CK_R * sizeof(ck_half);
+            *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
             *dw_bytes = groups * nb * CK_R * sizeof(float);
         }
     }
@@ -184,7 +197,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
         }
         return;
     }
-    const int64_t qbytes = info.packed4 ? 256 : 512;
+    const int64_t qbytes = info.qs_block_bytes;
     for (int64_t g = n0 / CK_R; g * CK_R < n1; g++) {
         for (int64_t b = 0; b < nb; b++) {
             uint8_t *q = w->qs ? w->qs + (g * nb + b) * qbytes : NULL;
@@ -195,7 +208,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                 float d[2] = {0, 0}, m = 0;
                 if (row < w->n) ck_decode_block32(w->format, (const uint8_t *)w->raw + row * w->raw_row_bytes, b, u, d, &m);
                 if (w->qs_dec) {   // Q5_0 compact copy: nibbles, then the bit-sliced fifth bits
-                    uint8_t *c = w->qs_dec + (g * nb + b) * 320;
+                    uint8_t *c = w->qs_dec + (g * nb + b) * CK_Q5_0_COMPACT_BYTES;
                     uint8_t *bits = c + 256 + 32 * (r / 8) + 4 * (r % 8);
                     for (int j = 0; j < 4; j++)
                         for (int i = 0; i < 4; i++) {
@@ -225,5 +238,31 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                 }
             }
         }
+    }
+}
+
+void ck_byte_layout_block(const ck_weights *w, int64_t g, int64_t b, uint8_t out[512]) {
+    const ck_format_info info = ck_weight_format_info(w->format);
+    const int64_t nb = w->k / 32, i0 = g * nb + b;
+    if (w->qs && !info.packed4) { memcpy(out, w->qs + i0 * 512, 512); return; }
+    if (w->qs) {   // packed4: quad j's low nibbles are quad j, its high nibbles quad 4 + j
+        const uint8_t *q = w->qs + i0 * 256;
+        for (int j = 0; j < 4; j++)
+            for (int x = 0; x < 64; x++) {
+                out[64 * j + x] = q[64 * j + x] & 15;
+                out[64 * (4 + j) + x] = q[64 * j + x] >> 4;
+            }
+        return;
+    }
+    // Q5_0's compact copy (see ck_repack_sizes): nibbles plus the bit-sliced fifth bits.
+    const uint8_t *c = w->qs_dec + i0 * CK_Q5_0_COMPACT_BYTES;
+    for (int r = 0; r < CK_R; r++) {
+        const uint8_t *bits = c + 256 + 32 * (r / 8) + 4 * (r % 8);
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++) {
+                const uint8_t nib = c[64 * j + 4 * r + i];
+                out[64 * j + 4 * r + i] = (uint8_t)((nib & 15) | (((bits[i] >> j) & 1) << 4));
+                out[64 * (4 + j) + 4 * r + i] = (uint8_t)((nib >> 4) | (((bits[i] >> (4 + j)) & 1) << 4));
+            }
     }
 }

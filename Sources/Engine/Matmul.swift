@@ -19,9 +19,7 @@ public struct MatmulDescriptor: Sendable, Equatable {
     }
 
     var ck: ck_matmul_desc {
-        let info = weightFormat.info
-        return ck_matmul_desc(m: Int64(m), n: Int64(n), k: Int64(k), weight_format: weightFormat.ck,
-                              scale_format: info.scale, act_format: info.act, accumulate: accumulate ? 1 : 0)
+        ck_matmul_desc(m: Int64(m), n: Int64(n), k: Int64(k), accumulate: accumulate ? 1 : 0)
     }
 }
 

@@ -112,15 +112,20 @@ public enum ScaleFormat: String, Sendable {
 }
 
 /// Which kernel implementation runs: the scalar reference (the specification) or a SIMD twin.
+/// The emulated paths run the AVX-512 kernel source compiled against SIMDe and the AMX kernel
+/// over the portable tile layer: for testing on CPUs without those units, never chosen by default.
 public enum KernelPath: Int32, Sendable, CaseIterable, CustomStringConvertible {
-    case ref = 0, avx2 = 1, avx512 = 2
+    case ref = 0, avx2 = 1, avx512 = 2, amx = 3, avx512Emulated = 4, amxEmulated = 5
+
+    /// Whether this CPU (and OS, for AMX's tile permission) runs the path.
+    public var isSupported: Bool { ck_kernel_path_supported(rawValue) != 0 }
 
     /// The fastest path this CPU supports (CPUID).
     public static var best: KernelPath { KernelPath(rawValue: Int32(ck_best_kernel_path().rawValue))! }
 
     /// The path used when a call does not name one: the `force` override, else
-    /// `QUANTA_KERNEL_PATH=ref|avx2|avx512` (read once), else the best supported. Requests above
-    /// what the CPU supports are lowered to the best supported path.
+    /// `QUANTA_KERNEL_PATH=ref|avx2|avx512|amx|avx512-emu|amx-emu` (read once), else the best
+    /// supported. Requests the CPU cannot run are lowered to the best supported path.
     public static var active: KernelPath { KernelPath(rawValue: Int32(ck_kernel_path_get().rawValue))! }
 
     /// Forces the process-wide path (nil restores the environment/CPUID choice); returns the path in effect.
@@ -134,6 +139,9 @@ public enum KernelPath: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .ref: return "ref"
         case .avx2: return "avx2"
         case .avx512: return "avx512"
+        case .amx: return "amx"
+        case .avx512Emulated: return "avx512-emu"
+        case .amxEmulated: return "amx-emu"
         }
     }
 }

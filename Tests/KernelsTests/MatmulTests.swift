@@ -3,7 +3,9 @@ import Testing
 @testable import Engine
 
 let allFormats: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q6_K, .f16, .f32, .mxint8, .mxfp8_e4m3, .mxfp8_e5m2, .mxfp4]
-let simdPaths: [KernelPath] = [.avx2, .avx512].filter { $0.rawValue <= KernelPath.best.rawValue }
+/// Every path this CPU runs but the reference: the native ones it has, and the emulated AVX-512
+/// (SIMDe) and AMX (portable tiles) builds, which run on any x86-64 CPU with AVX2.
+let simdPaths: [KernelPath] = KernelPath.allCases.filter { $0 != .ref && $0.isSupported }
 
 /// K for a format: a whole number of blocks, not a multiple of any SIMD tile beyond the block.
 func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }

@@ -1,0 +1,116 @@
+// The kernel paths: which ones this CPU runs (CPUID once, AMX tile permission once), the active
+// one (QUANTA_KERNEL_PATH or ck_kernel_path_set), and one static table per path naming every
+// kernel it uses, per weight format (as ggml's type traits). The drivers (dispatch.c, ops.c,
+// ops_rows.c) look kernels up here instead of testing the path themselves.
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ck_matmul.h"
+#include "ck_ops.h"
+#include "ck_tile.h"
+
+static int cpu_has_avx2(void) {
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+
+static int cpu_has_avx512(void) {
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") && cpu_has_avx2();
+}
+
+int ck_kernel_path_supported(int p) {
+    __builtin_cpu_init();
+    switch (p) {
+    case CK_PATH_REF: return 1;
+    case CK_PATH_AVX2: return cpu_has_avx2();
+    case CK_PATH_AVX512: return cpu_has_avx512();
+    case CK_PATH_AMX: return cpu_has_avx512() && ck_amx_available();
+    // Emulated AVX-512 still runs the AVX2 kernels for what it does not cover (MXFP8 decode,
+    // the GGUF activation schemes, row ops).
+    case CK_PATH_AVX512_EMU: case CK_PATH_AMX_EMU: return cpu_has_avx2();
+    default: return 0;
+    }
+}
+
+ck_kernel_path ck_best_kernel_path(void) {
+    for (int p = CK_PATH_AMX; p > CK_PATH_REF; p--)
+        if (ck_kernel_path_supported(p)) return (ck_kernel_path)p;
+    return CK_PATH_REF;
+}
+
+/// -2: not initialised yet; -1: no override; else the forced path.
+static _Atomic int override_path = -2;
+
+static int env_path(void) {
+    const char *s = getenv("QUANTA_KERNEL_PATH");
+    if (!s) return -1;
+    for (int p = 0; p < CK_PATH_COUNT; p++)
+        if (!strcmp(s, ck_kernels((ck_kernel_path)p)->name)) return p;
+    return -1;
+}
+
+ck_kernel_path ck_kernel_path_get(void) {
+    int p = atomic_load(&override_path);
+    if (p == -2) {
+        int expected = -2;
+        atomic_compare_exchange_strong(&override_path, &expected, env_path());
+        p = atomic_load(&override_path);
+    }
+    return p >= 0 && p < CK_PATH_COUNT && ck_kernel_path_supported(p) ? (ck_kernel_path)p : ck_best_kernel_path();
+}
+
+ck_kernel_path ck_kernel_path_set(int path) {
+    atomic_store(&override_path, path < 0 ? -1 : path);
+    return ck_kernel_path_get();
+}
+
+// MARK: - Tables
+
+/// Every format on the reference kernel.
+#define REF_ALL ((ck_format_kernels){ck_matmul_ref, NULL, NULL})
+/// Float formats off the reference path: sgemm, and MXFP8 decode on the AVX2 fp16 stream.
+#define SGEMM {NULL, NULL, NULL}
+#define FP8 {NULL, ck_matmul_avx2, NULL}
+#define FLOATS [CK_WF_F32] = SGEMM, [CK_WF_F16] = SGEMM, [CK_WF_MXFP8_E4M3] = FP8, [CK_WF_MXFP8_E5M2] = FP8
+/// Every integer format but Q5_0 with the same entry.
+#define INTS_BUT_Q5_0(E) [CK_WF_Q4_0] = E, [CK_WF_Q4_1] = E, [CK_WF_Q8_0] = E, [CK_WF_Q4_K] = E, \
+                         [CK_WF_Q6_K] = E, [CK_WF_MXINT8] = E, [CK_WF_MXFP4] = E
+/// Every integer format with the same entry.
+#define INTS(E) INTS_BUT_Q5_0(E), [CK_WF_Q5_0] = E
+/// The AVX-512 paths' integer formats: their own kernels, except Q5_0 decode, which streams the
+/// compact 5.5-bit copy with the AVX2 kernel instead of the 8.5-bit byte layout (`bench kernels`
+/// m = 1 on an EPYC: 13.3 vs 20.4 ms for Gemma's 262144 x 640 output matrix, 2 threads).
+#define AVX512_INTS(TILE, DECODE, PREFILL) \
+    INTS_BUT_Q5_0(((ck_format_kernels){TILE, DECODE, PREFILL})), \
+    [CK_WF_Q5_0] = {TILE, ck_matvec_avx2, PREFILL}
+/// The AVX2 quantizers for llama.cpp's schemes, `Q8_32` for ours (MX formats).
+#define QUANT(Q8_32) {[CK_ACT_Q8_32] = Q8_32, [CK_ACT_Q8_0] = ck_quantize_act_avx2, \
+                      [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}
+
+static const ck_path_kernels tables[CK_PATH_COUNT] = {
+    [CK_PATH_REF] = {CK_PATH_REF, "ref",
+                     {INTS(REF_ALL), [CK_WF_F32] = REF_ALL, [CK_WF_F16] = REF_ALL,
+                      [CK_WF_MXFP8_E4M3] = REF_ALL, [CK_WF_MXFP8_E5M2] = REF_ALL},
+                     {[CK_ACT_Q8_32] = ck_quantize_act_ref, [CK_ACT_Q8_0] = ck_quantize_act_ref,
+                      [CK_ACT_Q8_1] = ck_quantize_act_ref, [CK_ACT_Q8_K] = ck_quantize_act_ref},
+                     ck_swiglu_ref, ck_geglu_ref, 0},
+    [CK_PATH_AVX2] = {CK_PATH_AVX2, "avx2",
+                      {INTS(((ck_format_kernels){ck_matmul_avx2, ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FLOATS},
+                      QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, 1},
+    [CK_PATH_AVX512] = {CK_PATH_AVX512, "avx512",
+                        {AVX512_INTS(ck_matmul_avx512, ck_matmul_avx512, ck_prefill_avx512), FLOATS},
+                        QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1},
+    [CK_PATH_AMX] = {CK_PATH_AMX, "amx",
+                     {AVX512_INTS(ck_matmul_amx, ck_matmul_avx512, ck_prefill_amx), FLOATS},
+                     QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1},
+    [CK_PATH_AVX512_EMU] = {CK_PATH_AVX512_EMU, "avx512-emu",
+                            {AVX512_INTS(ck_matmul_avx512_emu, ck_matmul_avx512_emu, ck_prefill_avx512_emu), FLOATS},
+                            QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1},
+    [CK_PATH_AMX_EMU] = {CK_PATH_AMX_EMU, "amx-emu",
+                         {AVX512_INTS(ck_matmul_amx_emu, ck_matmul_avx512_emu, ck_prefill_amx_emu), FLOATS},
+                         QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1},
+};
+
+const ck_path_kernels *ck_kernels(ck_kernel_path p) {
+    return &tables[p >= 0 && p < CK_PATH_COUNT ? p : CK_PATH_REF];
+}

@@ -1,0 +1,78 @@
+// The threaded prefill driver for paths whose kernel computes a column range for any rows
+// (AVX-512 VNNI, AMX): the matrices on one quantized input run in one parallel region whose
+// threads take (matrix, L2 chunk of 16-row groups, 32-row block) units from a shared counter, the
+// scheduling the AVX2 prefill uses (a thread the OS delays does not hold a fixed share). Each unit
+// runs the kernel on its rows and columns over the whole K, so every output is exactly the
+// kernel's (and so the reference's).
+#include "ck_matmul.h"
+
+/// Activation rows per unit: a multiple of every kernel's row tile (AVX-512 8, AMX 32).
+enum { UNIT_ROWS = 32 };
+/// Weight bytes per column chunk: about an L2's worth, so a chunk leaves DRAM/L3 once per unit.
+enum { CHUNK_BYTES = 256 * 1024 };
+
+typedef struct {
+    const ck_matmul_desc *d;
+    const ck_weights *w;
+    const ck_act *a;
+    float *const *y;
+    ck_matmul_kernel kernel;
+    int64_t first[9];   ///< first unit of each matrix (at most 8 per region); first[count] = total
+    int64_t chunk[8];   ///< groups per chunk, per matrix
+    int64_t row_blocks;
+    int count;
+} units_job;
+
+/// Groups per chunk: ~CHUNK_BYTES of repacked weights, even (AMX takes groups in pairs), >= 2.
+static int64_t chunk_groups(const ck_weights *w) {
+    const int64_t bytes = (w->k / 32) * ck_weight_format_info(w->format).repacked_block_bytes;
+    const int64_t c = (CHUNK_BYTES / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
+    return c < 2 ? 2 : c;
+}
+
+static void run_unit(void *ctx, int64_t u, int t) {
+    (void)t;
+    const units_job *j = ctx;
+    int i = 0;
+    while (u >= j->first[i + 1]) i++;
+    const ck_matmul_desc *d = &j->d[i];
+    const int64_t local = u - j->first[i], c = local / j->row_blocks, rb = local % j->row_blocks;
+    const int64_t n0 = c * j->chunk[i] * CK_R, n1 = n0 + j->chunk[i] * CK_R < d->n ? n0 + j->chunk[i] * CK_R : d->n;
+    const int64_t m0 = rb * UNIT_ROWS, m1 = m0 + UNIT_ROWS < d->m ? m0 + UNIT_ROWS : d->m;
+    const int64_t nb = d->k / 32;
+    // Rows [m0, m1) as a matmul of their own: the same per-output work, offset operands.
+    const ck_matmul_desc sd = {m1 - m0, d->n, d->k, d->accumulate};
+    ck_act sa = *j->a;
+    sa.m = m1 - m0;
+    sa.x = sa.x ? sa.x + m0 * sa.k : NULL;
+    sa.q += m0 * sa.k;
+    sa.meta += m0 * nb * 4;
+    sa.sums += m0 * nb;
+    j->kernel(&sd, &j->w[i], &sa, j->y[i] + m0 * d->n, n0, n1);
+}
+
+static void prefill_units(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                          int nthreads, int64_t min_parallel_macs, ck_matmul_kernel kernel) {
+    for (int i0 = 0; i0 < count; i0 += 8) {
+        units_job j = {d + i0, w + i0, a, y + i0, kernel, {0}, {0}, (d[i0].m + UNIT_ROWS - 1) / UNIT_ROWS, 0};
+        j.count = count - i0 < 8 ? count - i0 : 8;
+        int64_t macs = 0;
+        for (int i = 0; i < j.count; i++) {
+            j.chunk[i] = chunk_groups(&j.w[i]);
+            const int64_t groups = (j.d[i].n + CK_R - 1) / CK_R;
+            j.first[i + 1] = j.first[i] + (groups + j.chunk[i] - 1) / j.chunk[i] * j.row_blocks;
+            macs += j.d[i].m * j.d[i].n * j.d[i].k;
+        }
+        ck_parallel_units(run_unit, &j, j.first[j.count], macs < min_parallel_macs ? 1 : nthreads);
+    }
+}
+
+#define PREFILL(NAME, KERNEL)                                                                                   \
+    void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,       \
+              int nthreads, int64_t min_parallel_macs) {                                                        \
+        prefill_units(d, w, a, y, count, nthreads, min_parallel_macs, KERNEL);                                  \
+    }
+PREFILL(ck_prefill_avx512, ck_matmul_avx512)
+PREFILL(ck_prefill_avx512_emu, ck_matmul_avx512_emu)
+PREFILL(ck_prefill_amx, ck_matmul_amx)
+PREFILL(ck_prefill_amx_emu, ck_matmul_amx_emu)

@@ -1,0 +1,52 @@
+import CKernels
+import Testing
+@testable import Engine
+
+/// The per-path kernel table (kernel_table.c) and the format table's repacked sizes.
+@Suite struct KernelTableTests {
+    /// The emulated AVX-512 and AMX builds run wherever AVX2 does, so the kernel tests cover both
+    /// on every x86-64 machine (not only on the CPUs that have the units).
+    @Test func emulatedPathsRunWhereverAVX2Does() {
+        guard KernelPath.avx2.isSupported else { return }
+        #expect(simdPaths.contains(.avx512Emulated) && simdPaths.contains(.amxEmulated))
+        // Never chosen by default: the best path is a native one.
+        #expect(![KernelPath.avx512Emulated, .amxEmulated].contains(KernelPath.best))
+    }
+
+    /// Each table entry is named as QUANTA_KERNEL_PATH spells it, and KernelPath agrees.
+    @Test func tableNamesMatchKernelPath() {
+        for path in KernelPath.allCases {
+            let table = ck_kernels(ck_kernel_path(rawValue: UInt32(path.rawValue)))!
+            #expect(String(cString: table.pointee.name) == path.description)
+            #expect(table.pointee.path.rawValue == UInt32(path.rawValue))
+        }
+    }
+
+    /// The best path is the fastest supported native one; AMX needs AVX-512 VNNI (its decode and
+    /// fallback) and the kernel's tile permission. (Forcing a path is process-wide, so this suite
+    /// does not, to leave the tests running beside it alone.)
+    @Test func bestIsTheFastestSupportedNativePath() {
+        #expect(KernelPath.best.isSupported)
+        let native: [KernelPath] = [.ref, .avx2, .avx512, .amx]
+        #expect(KernelPath.best == native.last { $0.isSupported })
+        if KernelPath.amx.isSupported { #expect(KernelPath.avx512.isSupported) }
+        #expect(KernelPath.active.isSupported)
+    }
+
+    /// repacked_block_bytes is what ck_repack_sizes allocates per 16-row group and 32-block
+    /// (values plus scale planes), for every integer format and MXFP8's decode copy.
+    @Test(arguments: allFormats)
+    func repackedBlockBytesMatchAllocation(_ format: WeightFormat) {
+        let n = 37, k = format.blockSize == 256 ? 512 : 96
+        var qs = 0, dw = 0, mw = 0, f32 = 0, dec = 0
+        ck_repack_sizes(format.ck, Int64(n), Int64(k), &qs, &dw, &mw, &f32, &dec)
+        let info = format.info, units = ((n + 15) / 16) * (k / 32)
+        if format == .q5_0 && qs == 0 {   // byte layout kept only where an AVX-512 kernel reads it
+            #expect(dec == units * Int(CK_Q5_0_COMPACT_BYTES))
+            #expect(dw == units * (Int(info.repacked_block_bytes) - Int(info.qs_block_bytes)))
+            return
+        }
+        #expect(qs == units * Int(info.qs_block_bytes), "\(format)")
+        #expect(qs + dw + mw == units * Int(info.repacked_block_bytes), "\(format)")
+    }
+}
