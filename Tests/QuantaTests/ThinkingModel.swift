@@ -38,15 +38,23 @@ enum ThinkingModel {
     }
 
     static func gguf() -> [UInt8] {
+        designedBigram(tokens: tokens, types: specials.map(\.1) + [Int32](repeating: 1, count: thoughts.count + answer.count)
+                        + [Int32](repeating: 6, count: 256),
+                       edges: Array(zip(chain, chain.dropFirst())), template: template, bos: 1, eos: 2, addBOS: nil)
+    }
+
+    /// A one-layer llama GGUF whose greedy next token after token a is b for every (a, b) in
+    /// `edges` (see the type's comment): SentencePiece vocabulary `tokens` with token types `types`.
+    static func designedBigram(tokens: [String], types: [Int32], edges: [(Int, Int)], template: String,
+                               bos: Int, eos: Int, addBOS: Bool?) -> [UInt8] {
         let vocab = tokens.count, d = 32
         var embedding = [Float](repeating: 0, count: vocab * d)   // [vocab][d]
         var output = [Float](repeating: 0, count: vocab * d)      // [vocab][d]
         var axis: [Int: Int] = [:]
-        for a in chain.dropLast() { axis[a] = axis.count }
+        for (a, _) in edges where axis[a] == nil { axis[a] = axis.count }
         precondition(axis.count <= d)
         for (a, k) in axis { embedding[a * d + k] = 1 }
-        // `</think>` (also reachable when forced) continues with the answer, like every edge.
-        for (a, b) in zip(chain, chain.dropFirst()) { output[b * d + axis[a]!] = 1 }
+        for (a, b) in edges { output[b * d + axis[a]!] = 1 }
 
         var g = GGUFWriter()
         g.set("general.architecture", .string("llama"))
@@ -62,10 +70,10 @@ enum ThinkingModel {
         g.set("tokenizer.ggml.model", .string("llama"))
         g.set("tokenizer.ggml.tokens", .array(.string(tokens)))
         g.set("tokenizer.ggml.scores", .array(.float32([Float](repeating: 0, count: vocab))))
-        g.set("tokenizer.ggml.token_type", .array(.int32(specials.map(\.1)
-            + [Int32](repeating: 1, count: thoughts.count + answer.count) + [Int32](repeating: 6, count: 256))))
-        g.set("tokenizer.ggml.bos_token_id", .uint32(1))
-        g.set("tokenizer.ggml.eos_token_id", .uint32(2))
+        g.set("tokenizer.ggml.token_type", .array(.int32(types)))
+        g.set("tokenizer.ggml.bos_token_id", .uint32(UInt32(bos)))
+        g.set("tokenizer.ggml.eos_token_id", .uint32(UInt32(eos)))
+        if let addBOS { g.set("tokenizer.ggml.add_bos_token", .bool(addBOS)) }
         g.set("tokenizer.ggml.add_space_prefix", .bool(false))
         g.set("tokenizer.chat_template", .string(template))
         let zeros = { (n: Int) in [Float](repeating: 0, count: n) }
