@@ -22,6 +22,55 @@ enum SplitStage: Sendable, Equatable {
     case punctuationRuns(backtick: Bool)
     /// `[0-9][0-9][0-9]`
     case asciiDigitTriples
+    /// `[\r\n]`: every line-break character on its own.
+    case eachLineBreak
+    /// `\s?X+`: a run of one class with at most one whitespace before it.
+    case spacedRun(RunClass)
+    /// `\s+$`: the whitespace that ends a segment.
+    case trailingWhitespace
+    /// `[一-龥ࠀ-一가-퟿]+`: runs of U+4E00…U+9FA5, U+0800…U+4E00 and U+AC00…U+D7FF.
+    case cjkRuns
+}
+
+/// The character classes of `spacedRun` stages.
+enum RunClass: Sendable, Equatable {
+    /// `\p{L}`
+    case letters
+    /// `\p{P}`
+    case punctuation
+    /// deepseek-llm's explicit letter list: the cased letters (Lu, Ll, Lt) of Latin, Greek,
+    /// Cyrillic, Armenian, Georgian, Cherokee, Glagolitic, Coptic, Deseret, … as 87 ranges.
+    case casedLetters
+    /// deepseek-llm's `[!-/:-~！-／：-～‘-‟　-。]`: ASCII punctuation and letters, their fullwidth
+    /// forms, curly quotes and the CJK space and full stops.
+    case asciiAndFullwidthMarks
+
+    func contains(_ cp: UInt32, _ flags: CodepointFlags) -> Bool {
+        switch self {
+        case .letters: return flags.isLetter
+        case .punctuation: return flags.isPunctuation
+        case .casedLetters: return Self.cased.contains { $0.contains(cp) }
+        case .asciiAndFullwidthMarks:
+            return [0x21...0x2F, 0x3A...0x7E, 0xFF01...0xFF0F, 0xFF1A...0xFF5E, 0x2018...0x201F, 0x3000...0x3002].contains { $0.contains(cp) }
+        }
+    }
+
+    private static let cased: [ClosedRange<UInt32>] = [
+        0x41...0x5A, 0x61...0x7A, 0xB5...0xB5, 0xC0...0xD6, 0xD8...0xF6, 0xF8...0x1BA, 0x1BC...0x1BF, 0x1C4...0x293,
+        0x295...0x2AF, 0x370...0x373, 0x376...0x377, 0x37B...0x37D, 0x37F...0x37F, 0x386...0x386, 0x388...0x38A,
+        0x38C...0x38C, 0x38E...0x3A1, 0x3A3...0x3F5, 0x3F7...0x481, 0x48A...0x52F, 0x531...0x556, 0x10A0...0x10C5,
+        0x13A0...0x13F5, 0x13F8...0x13FD, 0x1C90...0x1CBA, 0x1CBD...0x1CBF, 0x1D00...0x1D2B, 0x1D6B...0x1D77,
+        0x1D79...0x1D9A, 0x1E00...0x1F15, 0x1F18...0x1F1D, 0x1F20...0x1F45, 0x1F48...0x1F4D, 0x1F50...0x1F57,
+        0x1F59...0x1F59, 0x1F5B...0x1F5B, 0x1F5D...0x1F5D, 0x1F5F...0x1F7D, 0x1F80...0x1FB4, 0x1FB6...0x1FBC,
+        0x1FBE...0x1FBE, 0x1FC2...0x1FC4, 0x1FC6...0x1FCC, 0x1FD0...0x1FD3, 0x1FD6...0x1FDB, 0x1FE0...0x1FEC,
+        0x1FF2...0x1FF4, 0x1FF6...0x1FFC, 0x2102...0x2102, 0x2107...0x2107, 0x210A...0x2113, 0x2115...0x2115,
+        0x2119...0x211D, 0x2124...0x2124, 0x2126...0x2126, 0x2128...0x2128, 0x212A...0x212D, 0x212F...0x2134,
+        0x2139...0x2139, 0x213C...0x213F, 0x2145...0x2149, 0x214E...0x214E, 0x2183...0x2184, 0x2C00...0x2C7B,
+        0x2C7E...0x2CE4, 0x2CEB...0x2CEE, 0x2CF2...0x2CF3, 0xA640...0xA66D, 0xA680...0xA69B, 0xA722...0xA76F,
+        0xA771...0xA787, 0xA78B...0xA78E, 0xAB70...0xABBF, 0xFB00...0xFB06, 0xFB13...0xFB17, 0xFF21...0xFF3A,
+        0xFF41...0xFF5A, 0x10400...0x1044F, 0x104B0...0x104D3, 0x104D8...0x104FB, 0x10C80...0x10CB2,
+        0x10CC0...0x10CF2, 0x118A0...0x118DF, 0x1E900...0x1E943,
+    ]
 }
 
 /// The split rules of one `tokenizer.ggml.pre` value.
@@ -41,6 +90,11 @@ struct PreTokenizer: Sendable {
             stages = [.llama(maxDigits: 1, marks: false)]
         case "qwen35":
             stages = [.llama(maxDigits: 1, marks: true)]
+        case "deepseek-coder":
+            stages = [.eachLineBreak, .spacedRun(.letters), .spacedRun(.punctuation), .cjkRuns, .eachNumber]
+        case "deepseek-llm":
+            stages = [.eachLineBreak, .spacedRun(.casedLetters), .spacedRun(.asciiAndFullwidthMarks), .trailingWhitespace,
+                      .cjkRuns, .numberRuns]
         case "falcon":
             stages = [.punctuationRuns(backtick: true), .gpt2, .asciiDigitTriples]
         case "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2":
@@ -90,6 +144,16 @@ struct PreTokenizer: Sendable {
                 }
             case .asciiDigitTriples:
                 scanner.asciiDigitTriples(&out)
+            case .eachLineBreak:
+                scanner.classMatches(&out) { _, cp in cp == 0x0A || cp == 0x0D ? 1 : 0 }
+            case let .spacedRun(runClass):
+                scanner.spacedRuns(&out) { runClass.contains($0, $1) }
+            case .trailingWhitespace:
+                scanner.trailingWhitespace(&out)
+            case .cjkRuns:
+                scanner.classMatches(&out) { _, cp in
+                    (0x0800...0x9FA5).contains(cp) || (0xAC00...0xD7FF).contains(cp) ? Int.max : 0
+                }
             }
             start = end
         }
@@ -294,6 +358,42 @@ struct SegmentScanner {
             _ = add(&out, pos)
         }
         _ = add(&out, end)
+    }
+
+    /// `\s?X+` for a class X: leftmost matches of a run of X with at most one whitespace before
+    /// it. Whitespace is what llama.cpp's collapsed regex sees as `\s`: ASCII 0x09…0x0D and space,
+    /// and every non-ASCII whitespace codepoint.
+    mutating func spacedRuns(_ out: inout [Int], _ member: (UInt32, CodepointFlags) -> Bool) {
+        @inline(__always) func sees(_ i: Int) -> Bool { member(cps[i], fl(i)) }
+        var pos = start
+        while pos < end {
+            let lead = isRegexSpace(pos) && pos + 1 < end && sees(pos + 1) ? 1 : 0
+            guard lead == 1 || sees(pos) else {
+                pos += 1
+                continue
+            }
+            _ = add(&out, pos)  // the gap before the match
+            pos += lead
+            while pos < end && sees(pos) { pos += 1 }
+            _ = add(&out, pos)
+        }
+        _ = add(&out, end)
+    }
+
+    /// `\s+$`: the segment's trailing whitespace (the regex runs on each segment alone, so `$`
+    /// is the segment's end).
+    mutating func trailingWhitespace(_ out: inout [Int]) {
+        var first = end
+        while first > start && isRegexSpace(first - 1) { first -= 1 }
+        _ = add(&out, first)
+        _ = add(&out, end)
+    }
+
+    /// `\s` as llama.cpp's std::regex sees it: ASCII tab … carriage return and space, and every
+    /// non-ASCII whitespace codepoint (which it rewrites to a vertical tab first).
+    @inline(__always) func isRegexSpace(_ i: Int) -> Bool {
+        let c = cps[i]
+        return c < 128 ? (c == 0x20 || (0x09...0x0D).contains(c)) : fl(i).isWhitespace
     }
 
     /// `[0-9][0-9][0-9]`: leftmost non-overlapping triples of ASCII digits.
