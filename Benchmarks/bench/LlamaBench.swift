@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 /// Runs an external llama.cpp `llama-bench` for side-by-side numbers. The repository never
@@ -22,13 +23,16 @@ struct LlamaBench {
         return nil
     }
 
-    /// One llama-bench test (`ppN` or `tgN`) with its JSONL output parsed.
-    func run(model: String, test: String, threads: Int, repetitions: Int, depth: Int) -> Result? {
+    /// One llama-bench test (`ppN` or `tgN`) with its JSONL output parsed; flash attention on, the
+    /// K/V cache q8_0 when `kv` is (else its default f16).
+    func run(model: String, test: String, threads: Int, repetitions: Int, depth: Int, kv: KVCacheFormat) -> Result? {
         let count = String(test.dropFirst(2))
         let isPrompt = test.hasPrefix("pp")
         var args = ["-m", model, "-t", "\(threads)", "-r", "\(repetitions)", "-o", "jsonl",
                     "-p", isPrompt ? count : "0", "-n", isPrompt ? "0" : count]
         if depth > 0 { args += ["-d", "\(depth)"] }
+        args += ["-fa", "1"]
+        if kv == .q8_0 { args += ["-ctk", "q8_0", "-ctv", "q8_0"] }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args

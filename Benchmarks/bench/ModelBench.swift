@@ -20,7 +20,11 @@ a list runs every test at each depth (its own rows, named "@ dN" when N > 0).
 --schema adds tgN+schema beside each tgN: the same decode with every step masked by a JSON
 schema's token mask (guided generation), and prints the masking time per token and its share.
 --compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and
-tests, interleaved with ours, and prints the ratio. Peak RSS is ours, a running maximum over the
+tests, interleaved with ours, with flash attention on and, for --kv q8_0, its q8_0 K and V cache
+(-fa 1 -ctk q8_0 -ctv q8_0; llama.cpp has no MXFP8 cache, so --kv mxfp8_e4m3 compares with its
+f16), and prints the ratio. tgN rows give the decode roofline: the tokens/s of streaming the
+weights plus the K/V bytes attention reads per token at the measured streaming read rate, and
+the share of it reached. Peak RSS is ours, a running maximum over the
 whole run (bench one model per run to see a model's alone), and with --compare-llama-cpp the
 largest peak of the model's llama-bench processes.
 """
@@ -158,14 +162,19 @@ func runModelBench(_ args: [String]) -> Int32 {
                 if let llamaBench {
                     printError("bench: llama-bench \(name) t=\(threads)\n")
                     theirs = llamaBench.run(model: path, test: test.name, threads: threads, repetitions: options.repetitions,
-                                            depth: test.depth)
+                                            depth: test.depth, kv: options.kv)
                     if let rss = theirs?.peakRSSMiB { theirPeak = max(theirPeak ?? 0, rss) }
                 }
                 let m = Measurement(model: info.name, test: name, threads: threads, samples: samples)
+                // Mean K/V bytes per decode token of the last run (set by generate).
+                let roofline = decodeKVBytesPerToken.map {
+                    Roofline.tokensPerSecond(weightBytes: Roofline.weightBytesPerToken(file), kvBytes: $0, threads: threads)
+                }
+                decodeKVBytesPerToken = nil
                 if options.json {
-                    printJSON(m, info: info, loadSeconds: loadSeconds, llamaCpp: theirs)
+                    printJSON(m, info: info, loadSeconds: loadSeconds, llamaCpp: theirs, roofline: roofline)
                 } else {
-                    printRow(m, info: info, llamaCpp: theirs, compare: llamaBench != nil)
+                    printRow(m, info: info, llamaCpp: theirs, compare: llamaBench != nil, roofline: roofline)
                 }
             }
         }
@@ -208,11 +217,17 @@ func prefill(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads:
     return Double(tokens) / (now() - t0)
 }
 
+/// Mean K/V cache bytes attention read per token in the last `generate` (nil after other tests).
+nonisolated(unsafe) var decodeKVBytesPerToken: Double?
+
 /// Times `tokens` single-token steps after `depth` cached tokens.
 func generate(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads: Int, kv: KVCacheFormat) -> Double {
     let state = stateAtDepth(model, depth: depth, tokens: tokens, threads: threads, kv: kv)
     let ids = benchTokens(tokens, vocabulary: model.hyperparameters.vocabulary)
+    let seen = state.cache.bytesSeen
     let t0 = now()
     for id in ids { _ = model.forward([id], state: state, logitRows: 0..<1) }
-    return Double(tokens) / (now() - t0)
+    let seconds = now() - t0
+    decodeKVBytesPerToken = Double(state.cache.bytesSeen - seen) / Double(tokens)
+    return Double(tokens) / seconds
 }

@@ -13,8 +13,8 @@ struct ModelInfo {
 }
 
 func printTableHeader(compare: Bool) {
-    var header = "| model | size | params | threads | test | t/s |"
-    var rule = "| --- | ---: | ---: | ---: | ---: | ---: |"
+    var header = "| model | size | params | threads | test | t/s | roofline t/s (reached) |"
+    var rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     if compare {
         header += " llama.cpp t/s | ratio |"
         rule += " ---: | ---: |"
@@ -23,9 +23,11 @@ func printTableHeader(compare: Bool) {
     print(rule)
 }
 
-func printRow(_ m: Measurement, info: ModelInfo, llamaCpp: LlamaBench.Result?, compare: Bool) {
+/// `roofline`: the decode roofline in tokens/s (Roofline.swift), for tgN rows.
+func printRow(_ m: Measurement, info: ModelInfo, llamaCpp: LlamaBench.Result?, compare: Bool, roofline: Double?) {
     var row = "| \(info.name) | \(fixed(info.sizeMiB)) MiB | \(fixed(Double(info.parameters) / 1e6)) M | \(m.threads) | \(m.test) | "
-        + "\(fixed(m.mean)) ± \(fixed(m.stddev)) |"
+        + "\(fixed(m.mean)) ± \(fixed(m.stddev)) | "
+        + (roofline.map { "\(fixed($0)) (\(fixed(100 * m.mean / $0, 0)) %) |" } ?? "– |")
     if compare {
         if let l = llamaCpp {
             row += " \(fixed(l.mean)) ± \(fixed(l.stddev)) | \(fixed(m.mean / l.mean))× |"
@@ -36,12 +38,13 @@ func printRow(_ m: Measurement, info: ModelInfo, llamaCpp: LlamaBench.Result?, c
     print(row)
 }
 
-func printJSON(_ m: Measurement, info: ModelInfo, loadSeconds: Double, llamaCpp: LlamaBench.Result?) {
+func printJSON(_ m: Measurement, info: ModelInfo, loadSeconds: Double, llamaCpp: LlamaBench.Result?, roofline: Double?) {
     var fields = [
         "\"model\": \"\(info.name)\"", "\"test\": \"\(m.test)\"", "\"threads\": \(m.threads)",
         "\"tok_s\": \(m.mean)", "\"stddev\": \(m.stddev)", "\"samples\": \(m.samples)",
         "\"peak_rss_mb\": \(peakRSSMiB())", "\"load_s\": \(loadSeconds)",
     ]
+    if let roofline { fields.append("\"roofline_tok_s\": \(roofline)") }
     if let l = llamaCpp {
         if let rss = l.peakRSSMiB { fields.append("\"llama_cpp_peak_rss_mb\": \(rss)") }
         fields += ["\"llama_cpp_tok_s\": \(l.mean)", "\"llama_cpp_stddev\": \(l.stddev)", "\"ratio\": \(m.mean / l.mean)"]

@@ -94,10 +94,10 @@ void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64
 ///   out      [rows][out_stride], same head layout as q
 ///   scratch  nthreads blocks of scratch_stride floats (ck_attention_scratch_floats(capacity,
 ///            head_dim) with capacity > every position; at least max position + 1 + head_dim)
-/// Query head h reads KV head h / (heads / kv_heads). Decode of one row over an fp16 cache with
-/// at least CK_SPLIT_MIN_POSITIONS visible positions on 2+ threads runs split-K
-/// (ck_attention_split_k); other decode (few rows) splits the work over (row, head) pairs;
-/// prefill over blocks of rows x the query heads sharing a KV head.
+/// Query head h reads KV head h / (heads / kv_heads). Decode of one row runs split-K
+/// (ck_attention_split_k), except over an fp16 cache with fewer than CK_SPLIT_MIN_POSITIONS
+/// visible positions on 2+ threads; that and other decode (few rows) split the work over (row,
+/// head) pairs; prefill over blocks of rows x the query heads sharing a KV head.
 typedef struct {
     const float *q; int64_t q_stride;
     const uint8_t *k, *v; int64_t row_bytes; ck_kv_format format;
@@ -109,15 +109,17 @@ typedef struct {
 
 void ck_attention(const ck_attention_desc *d, int nthreads);
 
-/// Visible positions from which ck_attention runs a decode row split-K (measured crossover on
-/// 2 threads: below it the per-head kernel's single pass costs less than the merge).
+/// Visible positions from which ck_attention runs an fp16 decode row split-K on 2+ threads
+/// (measured crossover on 2 threads: below it the per-head kernel's single pass costs less than
+/// the merge).
 #define CK_SPLIT_MIN_POSITIONS 256
 
-/// Split-K ("flash-decoding") attention of one query row (rows == 1) over an fp16 cache: the
-/// visible positions cut into min(nthreads, visible) contiguous ranges, each walked once for all
-/// heads, merged in range order with the log-sum-exp correction (attention_split.c). Bitwise
-/// deterministic for a given nthreads. Returns 0 (doing nothing) when it does not apply: rows
-/// != 1, a block format, or scratch_stride too small. Any head_dim (AVX2 for multiples of 8).
+/// Split-K ("flash-decoding") attention of one query row (rows == 1) over the cache in any
+/// format: the visible positions cut into min(nthreads, visible) contiguous ranges, each walked
+/// once for all heads, merged in range order with the log-sum-exp correction
+/// (attention_split.c). Bitwise deterministic for a given nthreads. Returns 0 (doing nothing)
+/// when it does not apply: rows != 1 or scratch_stride too small. Any head_dim (AVX2 for
+/// multiples of 8 in fp16; the block formats' head_dim is a multiple of 32).
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads);
 /// Floats of scratch one thread needs (scratch_stride) for positions below `capacity`.
 int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim);

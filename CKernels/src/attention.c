@@ -1,10 +1,12 @@
 // Grouped-query attention over the KV cache (ck_ops.h). Prefill (>= CK_TILED_MIN_ROWS rows, SIMD
-// paths) runs the blocked kernel of attention_tiled.c; one decode row over a long fp16 context
-// on 2+ threads runs split-K (attention_split.c); otherwise one (query row, head) pair is
-// the unit of work: scores q·k over the visible positions, softmax, weighted sum of v.
+// paths) runs the blocked kernel of attention_tiled.c; one decode row runs split-K
+// (attention_split.c) except over a short fp16 context on 2+ threads; there, and for 2-3 rows,
+// one (query row, head) pair is the unit of work: scores q·k over the visible positions,
+// softmax, weighted sum of v.
 // fp16 rows have an AVX2/F16C twin (head_dim a multiple of 8: 64 and 256 for our models; its
 // softmax uses the vector exp, so it matches the reference to rounding, not bit for bit); the
-// block formats decode each position's head segment to fp32 first (the reference for all).
+// block formats decode each position's head segment to fp32 first (the reference for all; the
+// SIMD paths reach it only for 2-3 rows).
 #include <math.h>
 #include <immintrin.h>
 #include "ck_ops.h"
@@ -207,8 +209,16 @@ static int64_t visible(const ck_attention_desc *d) {
     return d->window > 0 && d->window < all ? d->window : all;
 }
 
+/// Whether one decode row goes split-K: block formats always (their only SIMD decode kernel);
+/// fp16 on one thread (one walk over the rows for all heads instead of one per head: several
+/// times faster at depth) and from CK_SPLIT_MIN_POSITIONS on 2+ threads.
+static int wants_split(const ck_attention_desc *d, int nthreads) {
+    if (d->rows != 1) return 0;
+    return d->format != CK_KV_F16 || nthreads <= 1 || visible(d) >= CK_SPLIT_MIN_POSITIONS;
+}
+
 void ck_attention(const ck_attention_desc *d, int nthreads) {
-    if (d->rows == 1 && nthreads > 1 && visible(d) >= CK_SPLIT_MIN_POSITIONS && ck_attention_split_k(d, nthreads)) return;
+    if (wants_split(d, nthreads) && ck_attention_split_k(d, nthreads)) return;
     if (d->rows >= CK_TILED_MIN_ROWS && ck_kernel_path_get() != CK_PATH_REF && ck_attention_tiled(d, nthreads)) return;
     job jb = {d, head_ref};
     if (d->format == CK_KV_F16 && ck_kernel_path_get() != CK_PATH_REF && d->head_dim % 8 == 0) jb.fn = head_f16_avx2;

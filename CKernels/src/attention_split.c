@@ -1,4 +1,5 @@
-// Split-K ("flash-decoding") attention of one query row against the fp16 KV cache (ck_ops.h).
+// Split-K ("flash-decoding") attention of one query row against the KV cache (ck_ops.h), any
+// cache format.
 //
 // The visible positions [first, last] (n of them) are cut into T contiguous ranges, unit u
 // covering first + n*u/T ..< first + n*(u+1)/T. A unit walks its range once, a block of rows at
@@ -14,11 +15,13 @@
 // Range boundaries and merge order depend only on (first, last, T), never on which thread ran
 // which unit, so a result is bitwise the same on every run with the same thread count.
 //
-// Two paths with the same structure: scalar C (the reference, any head_dim) and AVX2/F16C
-// (head_dim a multiple of 8; vector exp, eight-position score blocks, V in blocks of positions
-// so each row is read from memory once and from L1 by the other heads). With one
-// unit the AVX2 path computes exactly what the per-head kernel of attention.c does (same dot,
-// exp, sum and accumulation order), so one thread gives that kernel's bits.
+// Two paths with the same structure: scalar C over rows decoded by ck_kv_load_row (the
+// reference, any head_dim) and AVX2/F16C (vector exp, eight-position score blocks, V in blocks
+// of positions so each row is read from memory once and from L1 by the other heads), one
+// instantiation per format: fp16 (head_dim a multiple of 8) converts 8 halves at a time; q8_0
+// and MXFP8 convert 8 codes at a time and apply each 32-element block's scale once per block
+// (after the block's four FMAs for a score, folded into the weight for V), so the block formats
+// read half the bytes for about the same arithmetic.
 #include <math.h>
 #include <immintrin.h>
 #include "ck_ops.h"
@@ -26,37 +29,42 @@
 #include "ck_matmul.h"
 #include "attention_internal.h"
 #include "avx2_exp.h"
+#include "attention_kv_avx2.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline))
 
 /// One unit's view: `len` rows from the range's first position, every head.
 typedef struct {
     const float *q;             // [heads][hd]
-    const uint8_t *k, *v;       // the range's first row (fp16); KV head g at byte 2*g*hd
-    int64_t row_bytes, hd, len, heads, group;
+    const uint8_t *k, *v;       // the range's first row; KV head g at byte g * head_bytes
+    int64_t row_bytes, head_bytes, hd, len, heads, group;
+    ck_kv_format format;
     float *s;                   // [heads][len] scores, then weights
+    float *tmp;                 // hd floats: one decoded head segment (scalar path)
     float *o, *m, *l;           // partial slot: o [heads][hd], m [heads], l [heads]
 } range_job;
 
 /// Floats of one partial slot: o [heads][hd], m [heads], l [heads].
 static int64_t partial_floats(const ck_attention_desc *d) { return d->heads * (d->head_dim + 2); }
 
-static inline float half_at(const uint8_t *row, int64_t i) {
-    const uint16_t *h = (const uint16_t *)row;
-    return ck_fp16_to_fp32(h[i]);
+/// Decodes the segment of KV head g of row p of `base` (K or V) into j->tmp.
+static const float *decode(const range_job *j, const uint8_t *base, int64_t p, int64_t g) {
+    ck_kv_load_row(j->format, base + p * j->row_bytes + g * j->head_bytes, j->tmp, j->hd);
+    return j->tmp;
 }
 
-/// Scalar reference: scores, per-head max and e^(s - m) with libm, then the weighted V sum.
+/// Scalar reference: scores, per-head max and e^(s - m) with libm, then the weighted V sum,
+/// over each row decoded to fp32 by ck_kv_load_row.
 static void range_ref(const range_job *j) {
     const int64_t hd = j->hd, len = j->len;
     for (int64_t h = 0; h < j->heads; h++) {
         const float *q = j->q + h * hd;
-        const uint8_t *k = j->k + 2 * (h / j->group) * hd;
         float *s = j->s + h * len, mx = -INFINITY;
         for (int64_t p = 0; p < len; p++) {
-            const uint8_t *kp = k + p * j->row_bytes;
+            const float *kp = decode(j, j->k, p, h / j->group);
             float dot = 0;
-            for (int64_t d = 0; d < hd; d++) dot += q[d] * half_at(kp, d);
+            for (int64_t d = 0; d < hd; d++) dot += q[d] * kp[d];
             s[p] = dot;
             if (dot > mx) mx = dot;
         }
@@ -68,10 +76,10 @@ static void range_ref(const range_job *j) {
     }
     for (int64_t p = 0; p < len; p++) {
         for (int64_t h = 0; h < j->heads; h++) {
-            const uint8_t *vp = j->v + p * j->row_bytes + 2 * (h / j->group) * hd;
+            const float *vp = decode(j, j->v, p, h / j->group);
             const float w = j->s[h * len + p];
             float *o = j->o + h * hd;
-            for (int64_t d = 0; d < hd; d++) o[d] += w * half_at(vp, d);
+            for (int64_t d = 0; d < hd; d++) o[d] += w * vp[d];
         }
     }
 }
@@ -85,26 +93,71 @@ T256 static inline float hsum256(__m256 x) {
 
 T256 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
-/// Scores of positions p .. p+7 for one query head from their fp16 rows kp + i*row_bytes: eight
-/// FMA chains over d, then a hadd tree puts the eight dots in one register (lane i = p + i).
-T256 static inline __m256 dots8(const float *q, const uint8_t *kp, int64_t row_bytes, int64_t hd) {
-    __m256 acc[8];
-    for (int i = 0; i < 8; i++) acc[i] = _mm256_setzero_ps();
-    for (int64_t d = 0; d < hd; d += 8) {
-        const __m256 qv = _mm256_loadu_ps(q + d);
-        for (int i = 0; i < 8; i++) acc[i] = _mm256_fmadd_ps(qv, load_half8(kp + i * row_bytes + 2 * d), acc[i]);
+/// q · (one head segment) into acc, 32 elements at a time: their dot with q in a short chain of
+/// four FMAs, then added (fp16; hd a multiple of 8) or times unit * scale (block formats; hd a
+/// multiple of 32) into acc. The short chains let the rows of dots8 overlap (one long chain per
+/// row over d measured up to 2x slower at head_dim 256).
+T256 INLINE __m256 seg_dot(ck_kv_format F, const float *q, const uint8_t *seg, int64_t hd, __m256 acc) {
+    if (F == CK_KV_F16) {
+        for (int64_t d = 0; d < hd; d += 32) {
+            __m256 t = _mm256_mul_ps(_mm256_loadu_ps(q + d), load_half8(seg + 2 * d));
+            for (int64_t e = d + 8; e < d + 32 && e < hd; e += 8) t = _mm256_fmadd_ps(_mm256_loadu_ps(q + e), load_half8(seg + 2 * e), t);
+            acc = _mm256_add_ps(acc, t);
+        }
+        return acc;
     }
+    const int64_t bb = kv_block_bytes(F);
+    for (int64_t b = 0; b < hd / 32; b++) {
+        const uint8_t *blk = seg + b * bb;
+        __m256 t = _mm256_mul_ps(_mm256_loadu_ps(q + 32 * b), kv_codes8(F, blk, 0));
+        for (int c = 1; c < 4; c++) t = _mm256_fmadd_ps(_mm256_loadu_ps(q + 32 * b + 8 * c), kv_codes8(F, blk, 8 * c), t);
+        acc = _mm256_fmadd_ps(t, _mm256_set1_ps(kv_unit(F) * kv_block_scale(F, blk)), acc);
+    }
+    return acc;
+}
+
+/// Scores of positions p .. p+7 for one query head from their rows kp + i*row_bytes (already
+/// offset to the KV head): one seg_dot per row, then a hadd tree puts the eight dots in one
+/// register (lane i = p + i).
+T256 INLINE __m256 dots8(ck_kv_format F, const float *q, const uint8_t *kp, int64_t row_bytes, int64_t hd) {
+    __m256 acc[8];
+    for (int i = 0; i < 8; i++) acc[i] = seg_dot(F, q, kp + i * row_bytes, hd, _mm256_setzero_ps());
     const __m256 h0 = _mm256_hadd_ps(acc[0], acc[1]), h1 = _mm256_hadd_ps(acc[2], acc[3]);
     const __m256 h2 = _mm256_hadd_ps(acc[4], acc[5]), h3 = _mm256_hadd_ps(acc[6], acc[7]);
     const __m256 u0 = _mm256_hadd_ps(h0, h1), u1 = _mm256_hadd_ps(h2, h3);
     return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
-/// Positions per V block: 16 rows (8 KiB for 2 KV heads of 128) stay in L1 while every query
-/// head and every 64-dim chunk passes over them.
+/// The score of one position (the tail after the blocks of 8).
+T256 INLINE float dot1(ck_kv_format F, const float *q, const uint8_t *kp, int64_t hd) {
+    return hsum256(seg_dot(F, q, kp, hd, _mm256_setzero_ps()));
+}
+
+/// Positions per V block: 16 rows (8 KiB for 2 KV heads of 128 in fp16) stay in L1 while every
+/// query head and every 64-dim chunk passes over them.
 enum { VB = 16, VCHUNK = 64 };
 
-T256 static void range_avx2(const range_job *j) {
+/// acc[0 .. n8) += sum_p w[p] * V[p][dims of the chunk] over bn rows from vc (the chunk's first
+/// element of the first row). Block formats: the chunk is n8 / 4 whole blocks; w[p] * unit *
+/// scale is one broadcast per block and row.
+T256 INLINE void v_chunk(ck_kv_format F, const float *w, const uint8_t *vc, int64_t row_bytes, int64_t bn, int n8, __m256 *acc) {
+    for (int64_t p = 0; p < bn; p++) {
+        const uint8_t *row = vc + p * row_bytes;
+        if (F == CK_KV_F16) {
+            const __m256 wp = _mm256_set1_ps(w[p]);
+            for (int i = 0; i < n8; i++) acc[i] = _mm256_fmadd_ps(wp, load_half8(row + 16 * i), acc[i]);
+        } else {
+            for (int b = 0; b < n8 / 4; b++) {
+                const uint8_t *blk = row + b * kv_block_bytes(F);
+                const __m256 ws = _mm256_set1_ps(w[p] * (kv_unit(F) * kv_block_scale(F, blk)));
+                for (int c = 0; c < 4; c++) acc[4 * b + c] = _mm256_fmadd_ps(ws, kv_codes8(F, blk, 8 * c), acc[4 * b + c]);
+            }
+        }
+    }
+}
+
+/// The AVX2 unit for cache format F (a constant in each instantiation below).
+T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
     const int64_t hd = j->hd, len = j->len, H = j->heads;
     // Scores: each block of 8 K rows comes from memory once, then from L1 for the other heads.
     __m256 vmax[64];
@@ -113,7 +166,7 @@ T256 static void range_avx2(const range_job *j) {
     int64_t p0 = 0;
     for (; p0 + 8 <= len; p0 += 8) {
         for (int64_t h = 0; h < H; h++) {
-            const __m256 s8 = dots8(j->q + h * hd, j->k + p0 * j->row_bytes + 2 * (h / j->group) * hd, j->row_bytes, hd);
+            const __m256 s8 = dots8(F, j->q + h * hd, j->k + p0 * j->row_bytes + (h / j->group) * j->head_bytes, j->row_bytes, hd);
             _mm256_storeu_ps(j->s + h * len + p0, s8);
             if (h < gv) vmax[h] = _mm256_max_ps(vmax[h], s8);
         }
@@ -127,12 +180,8 @@ T256 static void range_avx2(const range_job *j) {
         } else {
             for (int64_t p = 0; p < p0; p++) mx = s[p] > mx ? s[p] : mx;
         }
-        const float *q = j->q + h * hd;
         for (int64_t p = p0; p < len; p++) {
-            const uint8_t *kp = j->k + p * j->row_bytes + 2 * (h / j->group) * hd;
-            __m256 acc = _mm256_setzero_ps();
-            for (int64_t d = 0; d < hd; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), load_half8(kp + 2 * d), acc);
-            s[p] = hsum256(acc);
+            s[p] = dot1(F, j->q + h * hd, j->k + p * j->row_bytes + (h / j->group) * j->head_bytes, hd);
             mx = s[p] > mx ? s[p] : mx;
         }
         // Weights e^(s - m) in place (whole groups of 8, the tail through a padded copy).
@@ -168,21 +217,17 @@ T256 static void range_avx2(const range_job *j) {
             for (int64_t d0 = 0; d0 < hd; d0 += VCHUNK) {
                 const int n8 = (int)((hd - d0 < VCHUNK ? hd - d0 : VCHUNK) / 8);
                 float *o = j->o + h * hd + d0;
-                const uint8_t *vc = j->v + b0 * j->row_bytes + 2 * ((h / j->group) * hd + d0);
+                // Chunk start inside the row: fp16 2 bytes an element, block formats d0 / 32 blocks.
+                const int64_t at = F == CK_KV_F16 ? 2 * d0 : d0 / 32 * kv_block_bytes(F);
+                const uint8_t *vc = j->v + b0 * j->row_bytes + (h / j->group) * j->head_bytes + at;
                 __m256 acc[VCHUNK / 8];
                 if (n8 == VCHUNK / 8) {
                     for (int i = 0; i < VCHUNK / 8; i++) acc[i] = _mm256_loadu_ps(o + 8 * i);
-                    for (int64_t p = 0; p < bn; p++) {
-                        const __m256 wp = _mm256_set1_ps(w[p]);
-                        for (int i = 0; i < VCHUNK / 8; i++) acc[i] = _mm256_fmadd_ps(wp, load_half8(vc + p * j->row_bytes + 16 * i), acc[i]);
-                    }
+                    v_chunk(F, w, vc, j->row_bytes, bn, VCHUNK / 8, acc);
                     for (int i = 0; i < VCHUNK / 8; i++) _mm256_storeu_ps(o + 8 * i, acc[i]);
                 } else {
                     for (int i = 0; i < n8; i++) acc[i] = _mm256_loadu_ps(o + 8 * i);
-                    for (int64_t p = 0; p < bn; p++) {
-                        const __m256 wp = _mm256_set1_ps(w[p]);
-                        for (int i = 0; i < n8; i++) acc[i] = _mm256_fmadd_ps(wp, load_half8(vc + p * j->row_bytes + 16 * i), acc[i]);
-                    }
+                    v_chunk(F, w, vc, j->row_bytes, bn, n8, acc);
                     for (int i = 0; i < n8; i++) _mm256_storeu_ps(o + 8 * i, acc[i]);
                 }
             }
@@ -190,10 +235,14 @@ T256 static void range_avx2(const range_job *j) {
     }
 }
 
+T256 static void range_f16(const range_job *j) { range_simd(j, CK_KV_F16); }
+T256 static void range_q8_0(const range_job *j) { range_simd(j, CK_KV_Q8_0); }
+T256 static void range_mxfp8(const range_job *j) { range_simd(j, CK_KV_MXFP8_E4M3); }
+
 typedef struct {
     const ck_attention_desc *d;
-    int64_t first, n, units;
-    int simd;
+    int64_t first, n, units, longest;   // longest: positions of the longest unit
+    void (*fn)(const range_job *);
 } split_job;
 
 /// Unit u: positions first + n*u/units ..< first + n*(u+1)/units, every head. Thread t's
@@ -207,11 +256,13 @@ static void run_unit(void *ctx, int64_t u, int t) {
     float *part = d->scratch + u * d->scratch_stride + (d->scratch_stride - partial_floats(d));
     const range_job j = {
         .q = d->q, .k = d->k + a * d->row_bytes, .v = d->v + a * d->row_bytes,
-        .row_bytes = d->row_bytes, .hd = hd, .len = b - a, .heads = d->heads, .group = d->heads / d->kv_heads,
+        .row_bytes = d->row_bytes, .head_bytes = ck_kv_row_bytes(d->format, hd), .hd = hd, .len = b - a,
+        .heads = d->heads, .group = d->heads / d->kv_heads, .format = d->format,
         .s = d->scratch + (int64_t)t * d->scratch_stride,
+        .tmp = d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest,
         .o = part, .m = part + d->heads * hd, .l = part + d->heads * (hd + 1),
     };
-    if (sj->simd) range_avx2(&j); else range_ref(&j);
+    sj->fn(&j);
 }
 
 /// out[h] = sum_u e^(m_u - M) o_u / sum_u e^(m_u - M) l_u, units in order 0, 1, ...
@@ -239,14 +290,21 @@ static void merge(const ck_attention_desc *d, int64_t units) {
 }
 
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads) {
-    if (d->rows != 1 || d->format != CK_KV_F16 || nthreads < 1) return 0;
+    if (d->rows != 1 || nthreads < 1) return 0;
     const int64_t last = d->positions[0];
     const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0;
     const int64_t n = last - first + 1;
     const int64_t units = nthreads < n ? nthreads : n;
     const int64_t longest = (n + units - 1) / units;
-    if (d->heads * longest + partial_floats(d) > d->scratch_stride) return 0;
-    split_job sj = {d, first, n, units, ck_kernel_path_get() != CK_PATH_REF && d->head_dim % 8 == 0};
+    if (d->heads * longest + d->head_dim + partial_floats(d) > d->scratch_stride) return 0;
+    split_job sj = {d, first, n, units, longest, range_ref};
+    if (ck_kernel_path_get() != CK_PATH_REF) {
+        switch (d->format) {
+        case CK_KV_F16: if (d->head_dim % 8 == 0) sj.fn = range_f16; break;
+        case CK_KV_Q8_0: sj.fn = range_q8_0; break;
+        case CK_KV_MXFP8_E4M3: sj.fn = range_mxfp8; break;
+        }
+    }
     ck_parallel_units(run_unit, &sj, units, (int)units);
     merge(d, units);
     return 1;

@@ -1,5 +1,6 @@
 // Attention for many query rows (prefill), AVX2/FMA: blocked so each cached K/V row is decoded
-// to fp32 once per block of queries and every multiply is a full-width vector FMA.
+// to fp32 once per block of queries (8 elements per instruction in every cache format) and
+// every multiply is a full-width vector FMA.
 //
 // Unit of work: one KV head g, up to QL = 32 query vectors = R consecutive query rows x the HG
 // query heads of g's group (lane i = row r0 + i / HG, head hg0 + i % HG). Per unit:
@@ -18,6 +19,7 @@
 #include "ck_matmul.h"
 #include "avx2_exp.h"
 #include "attention_internal.h"
+#include "attention_kv_avx2.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
@@ -41,7 +43,15 @@ T256 static void decode_rows(const ck_attention_desc *d, const uint8_t *base, in
             for (int64_t j = 0; j < hd; j += 8)
                 _mm256_storeu_ps(o + j, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + 2 * j))));
         } else {
-            ck_kv_load_row(d->format, row, o, hd);
+            // (codes * unit) * scale: ck_kv_load_row's products, so the same fp32 values.
+            const ck_kv_format f = d->format;
+            const __m256 unit = _mm256_set1_ps(kv_unit(f));
+            for (int64_t b = 0; b < hd / 32; b++) {
+                const uint8_t *blk = row + b * kv_block_bytes(f);
+                const __m256 sc = _mm256_set1_ps(kv_block_scale(f, blk));
+                for (int c = 0; c < 4; c++)
+                    _mm256_storeu_ps(o + 32 * b + 8 * c, _mm256_mul_ps(_mm256_mul_ps(kv_codes8(f, blk, 8 * c), unit), sc));
+            }
         }
     }
 }

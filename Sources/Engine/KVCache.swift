@@ -69,6 +69,10 @@ public final class KVCache: @unchecked Sendable {
     public private(set) var count = 0
     /// Positions whose memory is committed (readable and writable) in every layer.
     public private(set) var committed = 0
+    /// Bytes of K and V rows the query rows of `attention` calls have seen, summed over query rows
+    /// and layers since creation: for one-row decode exactly the cache bytes attention reads (the
+    /// bench's roofline counts it per token).
+    public private(set) var bytesSeen = 0
 
     private let rowBytes: Int
     private let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -207,6 +211,8 @@ public final class KVCache: @unchecked Sendable {
         // scratch until it fills; it grows only when the commit doubles.
         let threads = max(1, threads), stride = Int(ck_attention_scratch_floats(Int64(committed), Int64(headDim)))
         if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
+        let seen = (window ?? 0) > 0 ? window! : Int.max   // 0 is no window, as in the kernel
+        for p in positions.prefix(rows) { bytesSeen += 2 * rowBytes * min(p + 1, seen) }
         let k = UnsafePointer(base(layer, values: false)), v = UnsafePointer(base(layer, values: true))
         withInt64(positions) { pos in
             scratch.withUnsafeMutableBufferPointer { w in

@@ -5,7 +5,7 @@ import Glibc
 import Testing
 @testable import Engine
 
-/// `ck_attention` (the blocked prefill kernel for many rows, the per-head kernel for one row)
+/// `ck_attention` (the blocked prefill kernel for many rows; split-K or the per-head kernel for one)
 /// against a naive fp64 softmax attention over the same decoded cache rows.
 @Suite struct AttentionTests {
     struct Case: Sendable, CustomStringConvertible {
@@ -22,11 +22,17 @@ import Testing
         Case(heads: 40, kvHeads: 1, headDim: 8, rows: 6, start: 1, window: 3, format: CK_KV_F16, reversed: false),
         Case(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 100, window: 0, format: CK_KV_F16, reversed: false),
         Case(heads: 4, kvHeads: 1, headDim: 256, rows: 70, start: 3, window: 0, format: CK_KV_F16, reversed: false),
-        // Decode (per-head kernel): eight-position score blocks plus a tail, windows starting
-        // mid-cache, head dims that are not a multiple of the 64-wide V pass, single positions.
+        // Decode (the per-head kernel on 2 threads, split-K on 1): eight-position score blocks
+        // plus a tail, windows starting mid-cache, head dims that are not a multiple of the
+        // 64-wide V pass, single positions.
         Case(heads: 4, kvHeads: 1, headDim: 256, rows: 1, start: 300, window: 0, format: CK_KV_F16, reversed: false),
         Case(heads: 6, kvHeads: 2, headDim: 72, rows: 1, start: 20, window: 13, format: CK_KV_F16, reversed: false),
         Case(heads: 40, kvHeads: 1, headDim: 8, rows: 2, start: 0, window: 0, format: CK_KV_F16, reversed: false),
+        // Block formats through the blocked prefill kernel (rows decoded with AVX2) at a GQA
+        // shape, and one decode row (split-K) with a window.
+        Case(heads: 9, kvHeads: 3, headDim: 64, rows: 37, start: 300, window: 0, format: CK_KV_Q8_0, reversed: false),
+        Case(heads: 8, kvHeads: 2, headDim: 64, rows: 20, start: 90, window: 40, format: CK_KV_MXFP8_E4M3, reversed: false),
+        Case(heads: 4, kvHeads: 1, headDim: 256, rows: 1, start: 400, window: 128, format: CK_KV_Q8_0, reversed: false),
     ]
 
     /// The fp16 cache row (F16C on the SIMD paths) holds exactly the portable conversion's bits,

@@ -7,11 +7,13 @@ import Testing
 
 /// `ck_attention_split_k` (one decode row, positions split over threads, log-sum-exp merge)
 /// against the same naive fp64 softmax attention as AttentionTests, for every thread count 1–5:
-/// windows, odd head dims (the scalar path), GQA ratios 1–8, positions from 0 to a few thousand.
+/// windows, odd head dims (the scalar path), GQA ratios 1–8, positions from 0 to a few thousand,
+/// fp16 and the block formats (q8_0, MXFP8 E4M3; the reference runs over what they decode to).
 @Suite struct SplitKAttentionTests {
     struct Case: Sendable, CustomStringConvertible {
         let heads: Int, kvHeads: Int, headDim: Int, position: Int, window: Int
-        var description: String { "\(heads)/\(kvHeads)x\(headDim) at \(position) window \(window)" }
+        var format: ck_kv_format = CK_KV_F16
+        var description: String { "\(heads)/\(kvHeads)x\(headDim) at \(position) window \(window) fmt \(format.rawValue)" }
     }
 
     static let cases: [Case] = [
@@ -25,9 +27,16 @@ import Testing
         Case(heads: 8, kvHeads: 1, headDim: 16, position: 1, window: 0),
         Case(heads: 12, kvHeads: 4, headDim: 17, position: 0, window: 0),       // a single position
         Case(heads: 9, kvHeads: 3, headDim: 64, position: 19, window: 0),       // 8-position blocks + tail
+        // Block formats (AVX2: codes converted 8 at a time, one scale per 32-element block).
+        Case(heads: 9, kvHeads: 3, headDim: 64, position: 3000, window: 0, format: CK_KV_Q8_0),
+        Case(heads: 4, kvHeads: 1, headDim: 256, position: 2100, window: 512, format: CK_KV_Q8_0),
+        Case(heads: 6, kvHeads: 2, headDim: 96, position: 300, window: 0, format: CK_KV_Q8_0),    // 32-dim V chunk tail
+        Case(heads: 8, kvHeads: 1, headDim: 32, position: 5, window: 0, format: CK_KV_Q8_0),      // scores tail only
+        Case(heads: 9, kvHeads: 3, headDim: 64, position: 1000, window: 0, format: CK_KV_MXFP8_E4M3),
+        Case(heads: 4, kvHeads: 1, headDim: 256, position: 600, window: 100, format: CK_KV_MXFP8_E4M3),
     ]
 
-    /// One fp16 cache and query row for a case, plus what the cache decodes to.
+    /// One cache (in the case's format) and query row, plus what the cache decodes to.
     struct Fixture {
         let c: Case
         let rowBytes: Int, kvDim: Int, qDim: Int, capacity: Int
@@ -37,7 +46,7 @@ import Testing
 
         init(_ c: Case) {
             let kvDim = c.kvHeads * c.headDim, capacity = c.position + 2
-            let rowBytes = Int(ck_kv_row_bytes(CK_KV_F16, Int64(kvDim)))
+            let rowBytes = Int(ck_kv_row_bytes(c.format, Int64(kvDim)))
             self.c = c
             self.kvDim = kvDim
             self.capacity = capacity
@@ -46,18 +55,21 @@ import Testing
             let filled = c.position + 1
             let kx = gaussians(filled * kvDim, seed: 31), vx = gaussians(filled * kvDim, seed: 32)
             var kb = [UInt8](repeating: 0, count: capacity * rowBytes), vb = kb
+            var kd = [Float](repeating: 0, count: filled * kvDim), vd = kd
             for p in 0..<filled {
                 kx.withUnsafeBufferPointer { x in
-                    kb.withUnsafeMutableBytes { ck_kv_store_row(CK_KV_F16, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+                    kb.withUnsafeMutableBytes { ck_kv_store_row(c.format, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
                 }
                 vx.withUnsafeBufferPointer { x in
-                    vb.withUnsafeMutableBytes { ck_kv_store_row(CK_KV_F16, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+                    vb.withUnsafeMutableBytes { ck_kv_store_row(c.format, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
                 }
+                kb.withUnsafeBytes { src in kd.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
+                vb.withUnsafeBytes { src in vd.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
             }
             k = kb
             v = vb
-            kf = kx.map { ck_fp16_to_fp32(ck_fp32_to_fp16($0)) }
-            vf = vx.map { ck_fp16_to_fp32(ck_fp32_to_fp16($0)) }
+            kf = kd
+            vf = vd
             q = gaussians(qDim, seed: 33, scale: 0.4)
         }
 
@@ -77,7 +89,7 @@ import Testing
                                     var d = ck_attention_desc(
                                         q: qp.baseAddress, q_stride: Int64(qDim), k: kp.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                         v: vp.baseAddress!.assumingMemoryBound(to: UInt8.self), row_bytes: Int64(rowBytes),
-                                        format: CK_KV_F16, positions: pos, rows: 1, heads: Int64(c.heads),
+                                        format: c.format, positions: pos, rows: 1, heads: Int64(c.heads),
                                         kv_heads: Int64(c.kvHeads), head_dim: Int64(c.headDim), window: Int64(c.window),
                                         out: o.baseAddress, out_stride: Int64(qDim), scratch: s.baseAddress,
                                         scratch_stride: Int64(stride))
@@ -115,31 +127,38 @@ import Testing
         }
     }
 
-    /// ck_attention hands a long decode row on 2+ threads to split-K (same bits), and on one
-    /// thread the AVX2 split-K computes exactly what the per-head kernel does.
+    /// ck_attention hands an fp16 decode row to split-K (same bits as calling it) on one thread,
+    /// and on 2+ threads from CK_SPLIT_MIN_POSITIONS visible positions.
     @Test func dispatch() {
         for c in [Case(heads: 9, kvHeads: 3, headDim: 64, position: 600, window: 0),
-                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: Int(CK_SPLIT_MIN_POSITIONS))] {
+                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: Int(CK_SPLIT_MIN_POSITIONS)),
+                  Case(heads: 9, kvHeads: 3, headDim: 64, position: 40, window: 0)] {
             let f = Fixture(c)
-            for threads in 2...3 {
+            for threads in c.position < Int(CK_SPLIT_MIN_POSITIONS) ? 1...1 : 1...3 {
                 #expect(f.run(threads: threads, split: false).out.map(\.bitPattern)
                         == f.run(threads: threads, split: true).out.map(\.bitPattern), "\(c) at \(threads) threads")
-            }
-            if ck_kernel_path_get() != CK_PATH_REF {
-                #expect(f.run(threads: 1, split: false).out.map(\.bitPattern) == f.run(threads: 1, split: true).out.map(\.bitPattern),
-                        "\(c): one-thread split-K differs from the per-head kernel")
             }
         }
     }
 
-    /// Block formats and several rows are not split-K's: it declines and leaves them to ck_attention.
-    @Test func declinesWhatItDoesNotCover() {
+    /// ck_attention hands every decode row over a block-format cache to split-K, short contexts
+    /// and one thread included (same bits as calling it directly).
+    @Test func dispatchBlockFormats() {
+        for c in [Case(heads: 9, kvHeads: 3, headDim: 64, position: 40, window: 0, format: CK_KV_Q8_0),
+                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 700, window: 0, format: CK_KV_MXFP8_E4M3)] {
+            let f = Fixture(c)
+            for threads in 1...2 {
+                #expect(f.run(threads: threads, split: false).out.map(\.bitPattern)
+                        == f.run(threads: threads, split: true).out.map(\.bitPattern), "\(c) at \(threads) threads")
+            }
+        }
+    }
+
+    /// Several rows are not split-K's: it declines and leaves them to ck_attention.
+    @Test func declinesSeveralRows() {
         var d = ck_attention_desc()
         d.rows = 2
         d.format = CK_KV_F16
-        #expect(ck_attention_split_k(&d, 2) == 0)
-        d.rows = 1
-        d.format = CK_KV_Q8_0
         #expect(ck_attention_split_k(&d, 2) == 0)
     }
 }
