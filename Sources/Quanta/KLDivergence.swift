@@ -139,23 +139,17 @@ public struct KLDivergenceStatistics: Sendable {
 func klDivergence(model: any CausalLanguageModel, base: LogProbabilityFile, bos: Int32?, threads: Int,
                   kvFormat: KVCacheFormat = .f16, maximumChunks: Int? = nil,
                   progress: (Int, KLDivergenceStatistics) -> Void = { _, _ in }) throws(LogProbabilityFileError) -> KLDivergenceStatistics {
-    let context = base.contextSize, first = context / 2, width = base.rowWidth
+    let context = base.contextSize, width = base.rowWidth
     guard model.hyperparameters.vocabulary == base.vocabulary else {
         throw .vocabularyMismatch(file: base.vocabulary, model: model.hyperparameters.vocabulary)
     }
     guard context <= model.hyperparameters.trainedContext else { throw .contextTooLong(file: context, model: model.hyperparameters.trainedContext) }
     var statistics = KLDivergenceStatistics()
-    let state = model.makeState(contextSize: context, maxBatch: min(context, 512), kvFormat: kvFormat)
-    state.threads = threads
-    for c in 0..<min(base.chunks, maximumChunks ?? .max) {
-        let chunk = Array(base.tokens[c * context..<(c + 1) * context])
-        var input = chunk
-        if let bos { input[0] = bos }
-        state.cache.truncate(to: 0)
-        guard let logits = model.forward(input, state: state, logitRows: first..<context - 1) else { break }
+    try forEachScoredChunk(model: model, tokens: base.tokens, context: context, chunks: min(base.chunks, maximumChunks ?? .max),
+                           bos: bos, threads: threads, kvFormat: kvFormat) { (c, chunk, logits) throws(LogProbabilityFileError) in
         let rows = try base.rows(ofChunk: c)
-        for (row, position) in (first..<context - 1).enumerated() {
-            statistics.add(logits: logits.copyRow(row), baseRows: rows, at: row * width, target: Int(chunk[position + 1]))
+        for (row, position) in (context / 2..<context - 1).enumerated() {
+            statistics.add(logits: logits.copyRow(row), baseRows: rows, at: row * width, target: Int(chunk[chunk.startIndex + position + 1]))
         }
         progress(c, statistics)
     }

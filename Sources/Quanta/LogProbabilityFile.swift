@@ -41,8 +41,8 @@ public struct LogProbabilityFile: Sendable {
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: Self.headerBytes)) ?? nil
         guard let header, header.count == Self.headerBytes, Array(header.prefix(8)) == Self.magic else { throw .notALogProbabilityFile(path) }
-        let fields = littleEndianWords(Array(header.dropFirst(8)), width: 4)
-        let context = Int(fields[0]), vocabulary = Int(Int32(bitPattern: UInt32(fields[1]))), chunks = Int(Int32(bitPattern: UInt32(fields[2])))
+        let fields = littleEndianUInt32s(Array(header.dropFirst(8)))
+        let context = Int(fields[0]), vocabulary = Int(Int32(bitPattern: fields[1])), chunks = Int(Int32(bitPattern: fields[2]))
         guard context >= 4, context <= 1 << 20, vocabulary > 0, vocabulary <= 1 << 22, chunks > 0, chunks <= 1 << 20 else {
             throw .badHeader(context: context, vocabulary: vocabulary, chunks: chunks)
         }
@@ -53,7 +53,7 @@ public struct LogProbabilityFile: Sendable {
         guard size >= expected else { throw .truncated(path, bytes: size, needed: expected) }
         try? handle.seek(toOffset: UInt64(Self.headerBytes))
         guard let raw = try? handle.read(upToCount: tokenBytes), raw.count == tokenBytes else { throw .truncated(path, bytes: size, needed: expected) }
-        tokens = littleEndianWords(Array(raw), width: 4).map { Int32(bitPattern: UInt32($0)) }
+        tokens = littleEndianUInt32s(Array(raw)).map { Int32(bitPattern: $0) }
         if let bad = tokens.first(where: { $0 < 0 || Int($0) >= vocabulary }) { throw .tokenOutOfRange(Int(bad), vocabulary: vocabulary) }
         (contextSize, self.vocabulary, self.chunks) = (context, vocabulary, chunks)
     }
@@ -68,7 +68,8 @@ public struct LogProbabilityFile: Sendable {
         guard let data = try? handle.read(upToCount: count * 2), data.count == count * 2 else {
             throw .truncated(path, bytes: offset, needed: offset + UInt64(count * 2))
         }
-        return littleEndianWords(Array(data), width: 2).map { UInt16($0) }
+        let bytes = [UInt8](data)
+        return (0..<count).map { UInt16(bytes[2 * $0]) | UInt16(bytes[2 * $0 + 1]) << 8 }
     }
 
     /// Encodes one row of logits as llama-perplexity does (the minimum clamped 16 below the
@@ -99,10 +100,10 @@ public struct LogProbabilityFile: Sendable {
     }
 }
 
-/// `bytes` read as little-endian unsigned words of `width` bytes.
-private func littleEndianWords(_ bytes: [UInt8], width: Int) -> [UInt64] {
-    (0..<bytes.count / width).map { i in
-        (0..<width).reduce(UInt64(0)) { $0 | UInt64(bytes[i * width + $1]) << (8 * UInt64($1)) }
+/// `bytes` read as little-endian uint32s.
+private func littleEndianUInt32s(_ bytes: [UInt8]) -> [UInt32] {
+    (0..<bytes.count / 4).map { i in
+        UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8 | UInt32(bytes[4 * i + 2]) << 16 | UInt32(bytes[4 * i + 3]) << 24
     }
 }
 
@@ -132,7 +133,9 @@ final class LogProbabilityWriter {
     /// Appends one scored position's row.
     func append(_ logits: [Float]) throws(LogProbabilityFileError) {
         LogProbabilityFile.encode(logits, into: &row)
-        try write(Data(row.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] }))
+        var bytes = Data(capacity: row.count * 2)
+        for value in row { bytes.append(UInt8(truncatingIfNeeded: value)); bytes.append(UInt8(value >> 8)) }
+        try write(bytes)
     }
 
     private func write(_ data: Data) throws(LogProbabilityFileError) {

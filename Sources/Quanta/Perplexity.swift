@@ -52,24 +52,37 @@ func perplexity(model: any CausalLanguageModel, tokens: [Int32], context: Int, b
     guard context >= 4 else { throw .contextTooSmall(context) }
     let chunks = tokens.count / context
     guard chunks > 0 else { throw .textTooShort(tokens: tokens.count, context: context) }
-    let first = context / 2
     var result = PerplexityResult()
-    let state = model.makeState(contextSize: context, maxBatch: min(context, 512), kvFormat: kvFormat)
-    state.threads = threads
-    for c in 0..<chunks {
-        var chunk = Array(tokens[c * context..<(c + 1) * context])
-        if let bos { chunk[0] = bos }
-        state.cache.truncate(to: 0)
-        guard let logits = model.forward(chunk, state: state, logitRows: first..<context - 1) else { break }
-        for (row, position) in (first..<context - 1).enumerated() {
+    try forEachScoredChunk(model: model, tokens: tokens, context: context, chunks: chunks, bos: bos, threads: threads,
+                           kvFormat: kvFormat) { (c, chunk, logits) throws(PerplexityError) in
+        for (row, position) in (context / 2..<context - 1).enumerated() {
             let values = logits.copyRow(row)
-            result.negativeLogLikelihoods.append(negativeLogLikelihood(values, target: Int(chunk[position + 1])))
-            do { try base?.append(values) } catch { throw .baseFile(error) }
+            result.negativeLogLikelihoods.append(negativeLogLikelihood(values, target: Int(chunk[chunk.startIndex + position + 1])))
+            do throws(LogProbabilityFileError) { try base?.append(values) } catch { throw .baseFile(error) }
         }
         result.runningPerplexity.append(result.perplexity)
         progress(c, result)
     }
     return result
+}
+
+/// llama-perplexity's pass over `chunks` chunks of `context` tokens of `tokens`: each from an
+/// empty cache, its first token replaced by `bos` when given, with the logits of positions
+/// context/2 … context−2 (each predicting the token after it). `body` gets the chunk's index, its
+/// tokens (as in `tokens`, before the BOS replacement) and those logits, one row per position.
+func forEachScoredChunk<E: Error>(model: any CausalLanguageModel, tokens: [Int32], context: Int, chunks: Int, bos: Int32?,
+                                  threads: Int, kvFormat: KVCacheFormat,
+                                  _ body: (Int, ArraySlice<Int32>, Matrix) throws(E) -> Void) throws(E) {
+    let state = model.makeState(contextSize: context, maxBatch: min(context, 512), kvFormat: kvFormat)
+    state.threads = threads
+    for c in 0..<chunks {
+        let chunk = tokens[c * context..<(c + 1) * context]
+        var input = Array(chunk)
+        if let bos { input[0] = bos }
+        state.cache.truncate(to: 0)
+        guard let logits = model.forward(input, state: state, logitRows: context / 2..<context - 1) else { return }
+        try body(c, chunk, logits)
+    }
 }
 
 /// −log softmax(values)[target], in double.

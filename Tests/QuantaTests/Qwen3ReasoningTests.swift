@@ -16,7 +16,7 @@ import Testing
     /// Normal pieces: the two newline pieces Qwen's template ends with, then the words.
     static var pieces: [String] { ["\n", "\n\n"] + (ThinkingModel.thoughts + ThinkingModel.answer).map { "▁" + $0 } }
     static var tokens: [String] {
-        specials.map(\.0) + pieces + (0..<256).map { "<0x" + String(format: "%02X", $0) + ">" }
+        specials.map(\.0) + pieces + ThinkingModel.byteTokens
     }
     static func id(_ token: String) -> Int { tokens.firstIndex(of: token)! }
 

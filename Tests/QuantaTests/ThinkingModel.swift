@@ -25,9 +25,11 @@ enum ThinkingModel {
 
     /// Vocabulary: the specials, "▁word" for every thought and answer word, then 256 byte tokens.
     static var tokens: [String] {
-        specials.map(\.0) + (thoughts + answer).map { "▁" + $0 }
-            + (0..<256).map { "<0x" + String(format: "%02X", $0) + ">" }
+        specials.map(\.0) + (thoughts + answer).map { "▁" + $0 } + byteTokens
     }
+
+    /// The 256 byte-fallback tokens `<0x00>` … `<0xFF>`, the end of every designed vocabulary.
+    static let byteTokens = (0..<256).map { "<0x" + String(format: "%02X", $0) + ">" }
 
     static func id(_ token: String) -> Int { tokens.firstIndex(of: token)! }
     static func word(_ w: String) -> Int { id("▁" + w) }
