@@ -215,10 +215,14 @@ final class ChatTerminal: Sendable {
     private let mark = Mutex(0)
 
     init(_ arguments: [String]) throws {
-        let command = (["\(repositoryRoot)/.build/release/quanta"] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        // `script -c` runs the command through `$SHELL -c`. dash (Debian's /bin/sh, the shell when
+        // SHELL is unset) stays as the chat's parent in its process group, so the terminal's Ctrl-C
+        // also reaches dash, which dies of it and makes `script` report 130 however the chat
+        // ended; `exec` puts the chat in the shell's place under any shell.
+        let command = "exec " + (["\(repositoryRoot)/.build/release/quanta"] + arguments).map { "'\($0)'" }.joined(separator: " ")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TERM": "xterm", "EDITRC": "/dev/null"]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["TERM": "xterm", "EDITRC": "/dev/null", "SHELL": "/bin/sh"]) { $1 }
         process.standardInput = keyboard
         process.standardOutput = screen
         process.standardError = screen
