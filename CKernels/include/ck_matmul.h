@@ -66,7 +66,7 @@ typedef struct {
     ck_act_format act;
     int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
     int64_t qs_block_bytes;       ///< repacked value bytes (qs) per 16-row group and 32-block: 256
-                                  ///< (packed4), 512 (byte layout), 1024 (MXFP8's fp16 decode copy), else 0
+                                  ///< (packed4), 512 (byte layout, MXFP8 codes), else 0
     int64_t repacked_block_bytes; ///< qs_block_bytes plus the dw/mw planes' bytes per group and
                                   ///< 32-block: what a SIMD kernel streams (Q5_0's compact copy:
                                   ///< CK_Q5_0_COMPACT_BYTES instead of the 512 qs bytes)
@@ -88,10 +88,10 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 ///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only); fp16 bits when
 ///    half_scales (Q4_0, Q4_1, Q5_0, Q8_0, whose d and m are fp16 already: saves decode bytes),
 ///    else fp32;
-///  - f32: [n][k] fp32 (float formats, for the sgemm path);
-///  - MXFP8 also keeps, for decode, qs = [group][block][32][16] fp16 bits of the element values
-///    (E4M3 scaled by 2^-8 so every code, subnormals included, is exact in fp16; NaN codes -> fp16
-///    NaN; E5M2 codes are the top byte of their fp16) and dw = [group][block][16] fp32 block scales.
+///  - f32: [n][k] fp32 (F16, for the sgemm path);
+///  - MXFP8: qs = [group][block][32][16] the 8-bit codes as stored (k-major within a block, so
+///    one 16-byte load is one k of 16 rows) and dw = [group][block][16] fp32 block scales; a
+///    block holding an E4M3 NaN code gets a NaN scale (its outputs are NaN, as in the reference).
 /// Rows n..(n rounded up to 16) are zero padding.
 typedef struct {
     ck_weight_format format;
@@ -164,6 +164,12 @@ void ck_quantize_act_avx512_emu(const ck_act *a, int64_t m0, int64_t m1);
 /// kernel over the portable tile layer (ck_tile.h) and the SIMDe AVX-512 kernel.
 void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+/// MXFP8 weights (E4M3 / E5M2) with fp32 activations, any m, 8-bit codes in registers turned
+/// into exact fp32 values (matmul_fp8_avx512.c, matmul_fp8_avx2.c); same contract and results.
+/// `_emu`: the AVX-512 source against SIMDe.
+void ck_matmul_fp8_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_fp8_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_fp8_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 /// The AVX2 path for one activation row (decode), integer formats: streams each 16-row group's
 /// repacked bytes in address order with software prefetch (matvec_avx2.c). Same contract.
 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
@@ -215,6 +221,13 @@ void ck_prefill_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *
                     int nthreads, int64_t min_parallel_macs);
 void ck_prefill_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                         int nthreads, int64_t min_parallel_macs);
+/// The same driver over the MXFP8 kernels.
+void ck_prefill_fp8_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                         int nthreads, int64_t min_parallel_macs);
+void ck_prefill_fp8_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                           int nthreads, int64_t min_parallel_macs);
+void ck_prefill_fp8_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                               int nthreads, int64_t min_parallel_macs);
 
 /// One weight format's kernels on one path (as ggml's per-type traits). ck_matmul picks, in order:
 /// `decode` for one activation row, `prefill` for several, `tile` split over N; a float format

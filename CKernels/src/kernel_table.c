@@ -25,8 +25,8 @@ int ck_kernel_path_supported(int p) {
     case CK_PATH_AVX2: return cpu_has_avx2();
     case CK_PATH_AVX512: return cpu_has_avx512();
     case CK_PATH_AMX: return cpu_has_avx512() && ck_amx_available();
-    // Emulated AVX-512 still runs the AVX2 kernels for what it does not cover (MXFP8 decode,
-    // the GGUF activation schemes, row ops).
+    // Emulated AVX-512 still runs the AVX2 kernels for what it does not cover (the GGUF
+    // activation schemes, row ops).
     case CK_PATH_AVX512_EMU: case CK_PATH_AMX_EMU: return cpu_has_avx2();
     default: return 0;
     }
@@ -68,10 +68,14 @@ ck_kernel_path ck_kernel_path_set(int path) {
 
 /// Every format on the reference kernel.
 #define REF_ALL ((ck_format_kernels){ck_matmul_ref, NULL, NULL})
-/// Float formats off the reference path: sgemm, and MXFP8 decode on the AVX2 fp16 stream.
+/// Float formats off the reference path: F32 and F16 on sgemm, MXFP8 on the path's own kernel
+/// (`KERNEL` for any rows, `PREFILL` its threaded driver).
 #define SGEMM {NULL, NULL, NULL}
-#define FP8 {NULL, ck_matmul_avx2, NULL}
-#define FLOATS [CK_WF_F32] = SGEMM, [CK_WF_F16] = SGEMM, [CK_WF_MXFP8_E4M3] = FP8, [CK_WF_MXFP8_E5M2] = FP8
+#define FLOATS(KERNEL, PREFILL) [CK_WF_F32] = SGEMM, [CK_WF_F16] = SGEMM, \
+    [CK_WF_MXFP8_E4M3] = {KERNEL, KERNEL, PREFILL}, [CK_WF_MXFP8_E5M2] = {KERNEL, KERNEL, PREFILL}
+#define FP8_AVX2 FLOATS(ck_matmul_fp8_avx2, ck_prefill_fp8_avx2)
+#define FP8_AVX512 FLOATS(ck_matmul_fp8_avx512, ck_prefill_fp8_avx512)
+#define FP8_AVX512_EMU FLOATS(ck_matmul_fp8_avx512_emu, ck_prefill_fp8_avx512_emu)
 /// Every integer format but Q5_0 with the same entry.
 #define INTS_BUT_Q5_0(E) [CK_WF_Q4_0] = E, [CK_WF_Q4_1] = E, [CK_WF_Q8_0] = E, [CK_WF_Q4_K] = E, \
                          [CK_WF_Q6_K] = E, [CK_WF_MXINT8] = E, [CK_WF_MXFP4] = E
@@ -95,19 +99,19 @@ static const ck_path_kernels tables[CK_PATH_COUNT] = {
                       [CK_ACT_Q8_1] = ck_quantize_act_ref, [CK_ACT_Q8_K] = ck_quantize_act_ref},
                      ck_swiglu_ref, ck_geglu_ref, 0},
     [CK_PATH_AVX2] = {CK_PATH_AVX2, "avx2",
-                      {INTS(((ck_format_kernels){ck_matmul_avx2, ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FLOATS},
+                      {INTS(((ck_format_kernels){ck_matmul_avx2, ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FP8_AVX2},
                       QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, 1},
     [CK_PATH_AVX512] = {CK_PATH_AVX512, "avx512",
-                        {AVX512_INTS(ck_matmul_avx512, ck_matmul_avx512, ck_prefill_avx512), FLOATS},
+                        {AVX512_INTS(ck_matmul_avx512, ck_matmul_avx512, ck_prefill_avx512), FP8_AVX512},
                         QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1},
     [CK_PATH_AMX] = {CK_PATH_AMX, "amx",
-                     {AVX512_INTS(ck_matmul_amx, ck_matmul_avx512, ck_prefill_amx), FLOATS},
+                     {AVX512_INTS(ck_matmul_amx, ck_matmul_avx512, ck_prefill_amx), FP8_AVX512},
                      QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1},
     [CK_PATH_AVX512_EMU] = {CK_PATH_AVX512_EMU, "avx512-emu",
-                            {AVX512_INTS(ck_matmul_avx512_emu, ck_matmul_avx512_emu, ck_prefill_avx512_emu), FLOATS},
+                            {AVX512_INTS(ck_matmul_avx512_emu, ck_matmul_avx512_emu, ck_prefill_avx512_emu), FP8_AVX512_EMU},
                             QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1},
     [CK_PATH_AMX_EMU] = {CK_PATH_AMX_EMU, "amx-emu",
-                         {AVX512_INTS(ck_matmul_amx_emu, ck_matmul_avx512_emu, ck_prefill_amx_emu), FLOATS},
+                         {AVX512_INTS(ck_matmul_amx_emu, ck_matmul_avx512_emu, ck_prefill_amx_emu), FP8_AVX512_EMU},
                          QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1},
 };
 

@@ -11,8 +11,8 @@
 //   and combine them in i32 (cheaper than the sign trick: no per-row vpsignb).
 // So the integer dot is exact and the fp32 epilogue is the reference's, lane by lane.
 // The integer kernels live in matvec_avx2.c (one activation row: decode) and
-// matmul_avx2_prefill.c (M > 1); this file has the activation quantizer, the MXFP8 kernel and
-// the dispatch between them.
+// matmul_avx2_prefill.c (M > 1); this file has the activation quantizer and the dispatch
+// between them (MXFP8: matmul_fp8_avx2.c).
 #pragma STDC FP_CONTRACT OFF
 
 #include <math.h>
@@ -117,68 +117,8 @@ T256 void ck_quantize_act_avx2(const ck_act *a, int64_t m0, int64_t m1) {
     }
 }
 
-/// MXFP8 with fp32 activations, one activation row at a time, HT halves of 8 rows in flight (the
-/// per-block partial sum is a 32-long FMA chain, so independent halves hide its latency).
-/// Same operations as the reference: p = fma(P_i, x_i, p) from 0 over the block, then
-/// acc = fma(X, p, acc); P_i = fp16 -> fp32 (exact) times 2^8 for E4M3 (exact).
-T256 INLINE void fp8_tile(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *out, int64_t h0,
-                          int nvalid, const int E4M3, const int HT) {
-    const int64_t nb = d->k / 32;
-    const ck_half *const hs = (const ck_half *)w->qs;
-    const float *const xs = (const float *)w->dw;
-    const __m256 s8 = _mm256_set1_ps(E4M3 ? 256.0f : 1.0f);
-    __m256 acc[HT];
-    UNROLL for (int h = 0; h < HT; h++) acc[h] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < nb; b++) {
-        __m256 p[HT];
-        UNROLL for (int h = 0; h < HT; h++) p[h] = _mm256_setzero_ps();
-        for (int i = 0; i < 32; i++) {
-            const __m256 xv = _mm256_set1_ps(x[b * 32 + i]);
-            UNROLL for (int h = 0; h < HT; h++) {
-                const int64_t g = (h0 + h) / 2, side = (h0 + h) % 2;
-                __m256 wv = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(hs + ((g * nb + b) * 32 + i) * CK_R + 8 * side)));
-                if (E4M3) wv = _mm256_mul_ps(wv, s8);
-                p[h] = _mm256_fmadd_ps(wv, xv, p[h]);
-            }
-        }
-        UNROLL for (int h = 0; h < HT; h++) {
-            const int64_t g = (h0 + h) / 2, side = (h0 + h) % 2;
-            acc[h] = _mm256_fmadd_ps(_mm256_loadu_ps(xs + (g * nb + b) * CK_R + 8 * side), p[h], acc[h]);
-        }
-    }
-    UNROLL for (int h = 0; h < HT; h++) {
-        const int valid = h == HT - 1 ? nvalid : 8;
-        float tmp[8];
-        _mm256_storeu_ps(tmp, acc[h]);
-        for (int i = 0; i < valid; i++) out[(h0 + h) * 8 + i] = d->accumulate ? out[(h0 + h) * 8 + i] + tmp[i] : tmp[i];
-    }
-}
-
-T256 static void fp8_e4m3_x4(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t h0, int nv) { fp8_tile(d, w, x, o, h0, nv, 1, 4); }
-T256 static void fp8_e4m3_x1(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t h0, int nv) { fp8_tile(d, w, x, o, h0, nv, 1, 1); }
-T256 static void fp8_e5m2_x4(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t h0, int nv) { fp8_tile(d, w, x, o, h0, nv, 0, 4); }
-T256 static void fp8_e5m2_x1(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t h0, int nv) { fp8_tile(d, w, x, o, h0, nv, 0, 1); }
-
-/// MXFP8 rows [n0, n1) for every activation row (used for decode; prefill goes to sgemm).
-T256 static void fp8_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
-    const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
-    const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
-    const int lastvalid = (int)(n1 - (h1 - 1) * 8);
-    for (int64_t m = 0; m < d->m; m++) {
-        const float *x = a->x + m * d->k;
-        float *out = y + m * d->n;
-        int64_t h = h0;
-        for (; h + 4 <= h1; h += 4) (e4m3 ? fp8_e4m3_x4 : fp8_e5m2_x4)(d, w, x, out, h, h + 4 == h1 ? lastvalid : 8);
-        for (; h < h1; h++) (e4m3 ? fp8_e4m3_x1 : fp8_e5m2_x1)(d, w, x, out, h, h + 1 == h1 ? lastvalid : 8);
-    }
-}
-
 T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     const ck_format_info info = ck_weight_format_info(w->format);
-    if ((w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2) && w->qs) {
-        fp8_matmul(d, w, a, y, n0, n1 < d->n ? n1 : d->n);
-        return;
-    }
     if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
     if (d->m == 1) ck_matvec_avx2(d, w, a, y, n0, n1);
     else ck_matmul_avx2_prefill(d, w, a, y, n0, n1);

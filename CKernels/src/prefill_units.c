@@ -1,5 +1,5 @@
 // The threaded prefill driver for paths whose kernel computes a column range for any rows
-// (AVX-512 VNNI, AMX): the matrices on one quantized input run in one parallel region whose
+// (AVX-512 VNNI, AMX, and the MXFP8 kernels of every SIMD path): the matrices on one quantized input run in one parallel region whose
 // threads take (matrix, L2 chunk of 16-row groups, 32-row block) units from a shared counter, the
 // scheduling the AVX2 prefill uses (a thread the OS delays does not hold a fixed share). Each unit
 // runs the kernel on its rows and columns over the whole K, so every output is exactly the
@@ -45,9 +45,11 @@ static void run_unit(void *ctx, int64_t u, int t) {
     ck_act sa = *j->a;
     sa.m = m1 - m0;
     sa.x = sa.x ? sa.x + m0 * sa.k : NULL;
-    sa.q += m0 * sa.k;
-    sa.meta += m0 * nb * 4;
-    sa.sums += m0 * nb;
+    if (sa.q) {   // quantized activations (fp32-activation formats have none)
+        sa.q += m0 * sa.k;
+        sa.meta += m0 * nb * 4;
+        sa.sums += m0 * nb;
+    }
     j->kernel(&sd, &j->w[i], &sa, j->y[i] + m0 * d->n, n0, n1);
 }
 
@@ -76,3 +78,6 @@ PREFILL(ck_prefill_avx512, ck_matmul_avx512)
 PREFILL(ck_prefill_avx512_emu, ck_matmul_avx512_emu)
 PREFILL(ck_prefill_amx, ck_matmul_amx)
 PREFILL(ck_prefill_amx_emu, ck_matmul_amx_emu)
+PREFILL(ck_prefill_fp8_avx2, ck_matmul_fp8_avx2)
+PREFILL(ck_prefill_fp8_avx512, ck_matmul_fp8_avx512)
+PREFILL(ck_prefill_fp8_avx512_emu, ck_matmul_fp8_avx512_emu)

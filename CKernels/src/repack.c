@@ -35,7 +35,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
         info.qs_block_bytes = info.packed4 ? 256 : 512;
         info.repacked_block_bytes = info.qs_block_bytes + (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min);
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
-        info.qs_block_bytes = 32 * CK_R * (int64_t)sizeof(ck_half);
+        info.qs_block_bytes = 32 * CK_R;
         info.repacked_block_bytes = info.qs_block_bytes + CK_R * (int64_t)sizeof(float);
     }
     return info;
@@ -151,12 +151,11 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
         const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
         *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
         if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
+    } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
+        *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
+        *dw_bytes = groups * nb * CK_R * sizeof(float);
     } else if (f != CK_WF_F32) {
         *f32_bytes = (size_t)n * (size_t)k * sizeof(float);
-        if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
-            *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
-            *dw_bytes = groups * nb * CK_R * sizeof(float);
-        }
     }
 }
 
@@ -179,20 +178,19 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                 dequantize_float_row(w->format, (const uint8_t *)w->raw + r * w->raw_row_bytes, w->f32 + r * w->k, w->k);
         if (w->qs && (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2)) {
             const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
-            ck_half *h = (ck_half *)w->qs;
             float *xs = (float *)w->dw;
             for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
                 for (int64_t b = 0; b < nb; b++)
                     for (int r = 0; r < CK_R; r++) {
                         const int64_t row = g * CK_R + r;
                         const ck_block_mxfp8 *blk = row < w->n ? (const ck_block_mxfp8 *)((const uint8_t *)w->raw + row * w->raw_row_bytes) + b : NULL;
-                        xs[(g * nb + b) * CK_R + r] = blk ? ck_e8m0_to_fp32(blk->e) : 0.0f;
+                        float scale = blk ? ck_e8m0_to_fp32(blk->e) : 0.0f;
                         for (int i = 0; i < 32; i++) {
-                            ck_half v = 0;
-                            if (blk) v = e4m3 ? ck_fp32_to_fp16(ldexpf(ck_mx_elem_decode(CK_MX_E4M3, blk->qs[i]), -8))
-                                              : (ck_half)(blk->qs[i] << 8);
-                            h[((g * nb + b) * 32 + i) * CK_R + r] = v;
+                            const uint8_t code = blk ? blk->qs[i] : 0;
+                            if (e4m3 && (code & 0x7F) == 0x7F) scale = NAN;   // the kernels read this code as 480
+                            w->qs[((g * nb + b) * 32 + i) * CK_R + r] = code;
                         }
+                        xs[(g * nb + b) * CK_R + r] = scale;
                     }
         }
         return;

@@ -34,7 +34,7 @@ import Testing
     }
 
     /// repacked_block_bytes is what ck_repack_sizes allocates per 16-row group and 32-block
-    /// (values plus scale planes), for every integer format and MXFP8's decode copy.
+    /// (values plus scale planes), for every integer format and MXFP8.
     @Test(arguments: allFormats)
     func repackedBlockBytesMatchAllocation(_ format: WeightFormat) {
         let n = 37, k = format.blockSize == 256 ? 512 : 96

@@ -91,9 +91,9 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     }
 
     /// Every SIMD path against the reference on odd shapes (N not a multiple of 16, M across the
-    /// decode / prefill tiles). Integer formats must be bit-identical (same fp32 operation
-    /// sequence per output); float formats go through sgemm and are held to 1e-5 relative to
-    /// sum |w x|.
+    /// decode / prefill tiles). Integer and MXFP8 formats must be bit-identical (same fp32
+    /// operation sequence per output); F32 and F16 go through sgemm and are held to 1e-5
+    /// relative to sum |w x|.
     @Test(arguments: allFormats)
     func simdPathsMatchReference(_ format: WeightFormat) throws {
         let n = 37, k = oddK(format)
@@ -106,8 +106,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             for path in simdPaths {
                 for threads in [1, 2] {
                     let y = runMatmul(w, x, m: m, path: path, threads: threads)
-                    // MXFP8 decode runs the SIMD kernel (same fp32 sequence as the reference).
-                    if format.usesQuantizedActivations || ((format == .mxfp8_e4m3 || format == .mxfp8_e5m2) && m == 1) {
+                    // MXFP8 runs the SIMD kernels (the reference's fp32 sequence) at every m.
+                    if format.usesQuantizedActivations || format == .mxfp8_e4m3 || format == .mxfp8_e5m2 {
                         let mismatches = (0..<(m * n)).filter { y[$0].bitPattern != ref[$0].bitPattern }
                         #expect(mismatches.isEmpty, "\(format) \(path) m=\(m) t=\(threads): \(mismatches.count) outputs differ, first \(mismatches.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
                     } else {
@@ -118,6 +118,42 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
                                 #expect(abs(y[r * n + c] - ref[r * n + c]) <= 1e-5 * mag + 1e-30, "\(format) \(path) m=\(m)")
                             }
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// MXFP8 blocks holding every finite code (subnormals included) under scales from 2^-20 to
+    /// 2^20, bit-identical on every path at decode and prefill sizes; also with an activation
+    /// too large to scale by 2^8 exactly (the E4M3 decode then multiplies each weight instead),
+    /// and a block with an E4M3 NaN code gives NaN exactly where the reference does.
+    @Test(arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2])
+    func mxfp8EveryCodeIsExact(_ format: WeightFormat) throws {
+        let n = 45, k = 128, blocksPerRow = k / 32
+        let finite: [UInt8] = (0...255).map(UInt8.init).filter {
+            format == .mxfp8_e4m3 ? $0 & 0x7F != 0x7F : $0 & 0x7C != 0x7C
+        }
+        var rng = SplitMix64(seed: 77)
+        var blocks: [UInt8] = []
+        for _ in 0..<(n * blocksPerRow) {
+            blocks.append(UInt8(127 - 20 + Int(rng.next() % 41)))
+            for _ in 0..<32 { blocks.append(finite[Int(rng.next() % UInt64(finite.count))]) }
+        }
+        var withNaN = blocks
+        if format == .mxfp8_e4m3 { withNaN[5 * blocksPerRow * 33 + 33 + 7] = 0x7F }   // row 5, block 1
+        for (bytes, nanRow) in [(blocks, -1), (withNaN, format == .mxfp8_e4m3 ? 5 : -1)] {
+            let w = try bytes.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
+            for m in [1, 3, 40] {
+                for huge in [false, true] {
+                    var x = gaussians(m * k, seed: UInt64(m))
+                    if huge { x[k / 2] = 3e37 }
+                    let ref = runMatmul(w, x, m: m, path: .ref)
+                    for r in 0..<m { #expect(ref[r * n + max(nanRow, 0)].isNaN == (nanRow >= 0)) }
+                    for path in simdPaths {
+                        let y = runMatmul(w, x, m: m, path: path, threads: 2)
+                        let differ = (0..<(m * n)).filter { !(y[$0].isNaN && ref[$0].isNaN) && y[$0].bitPattern != ref[$0].bitPattern }
+                        #expect(differ.isEmpty, "\(format) \(path) m=\(m) huge=\(huge): \(differ.count) differ")
                     }
                 }
             }
