@@ -1,0 +1,142 @@
+// The MXFP8 kernel body, written once for any vector width and included by matmul_fp8_avx2.c
+// (8 lanes) and matmul_fp8_avx512.c (16 lanes), which define before including:
+//   TARGET          the function attribute of the width
+//   VEC, LANES      the fp32 vector type and its lanes (8 or 16)
+//   V_ZERO() V_SET1(f) V_MUL(a, b) V_FMA(a, b, c) V_LOADU(p) V_STOREU(p, v)
+//   V_DECODE_SCALED(codes, E4M3)   LANES codes -> fp32 values, E4M3 ones times 2^-8 (exact)
+//   ROWS            activation rows of the largest prefill tile (registers: 2 x ROWS vectors)
+//   KERNEL          the entry point's name
+//
+// Layout (ck_matmul.h): qs = [group][block][32][16] codes, dw = [group][block][16] fp32 scales.
+// A "unit" is LANES consecutive rows of a 16-row group: unit u is group u * LANES / 16, rows
+// (u * LANES) % 16 onward. Per output and block: p = fma(value_i, x_i, p) from 0 over
+// i = 0..31, then acc = fma(scale, p, acc) — the reference's sequence, so every output is
+// bit-identical to it.
+//
+// Tiles: decode (M = 1) keeps 4 units in flight, four independent chains per activation;
+// prefill runs up to ROWS activation rows per unit, so each decoded weight register feeds that
+// many FMAs. The prefill_units driver (prefill_units.c) hands out row and column ranges.
+#include "matmul_fp8_common.h"
+
+#ifndef INLINE
+#define INLINE static inline __attribute__((always_inline))
+#endif
+#ifndef UNROLL
+#define UNROLL _Pragma("clang loop unroll(full)")
+#endif
+
+/// Byte offset of unit u's codes at block b, k i.
+static inline int64_t fp8_code_offset(int64_t u, int64_t nb, int64_t b, int i) {
+    return (((u * LANES / CK_R) * nb + b) * 32 + i) * CK_R + (u * LANES) % CK_R;
+}
+
+/// Offset (floats) of unit u's scales at block b.
+static inline int64_t fp8_scale_offset(int64_t u, int64_t nb, int64_t b) {
+    return ((u * LANES / CK_R) * nb + b) * CK_R + (u * LANES) % CK_R;
+}
+
+/// LANES codes -> their fp32 values (exact: times 2^8 undoes E4M3's 2^-8).
+TARGET INLINE VEC fp8_decode(const uint8_t *codes, const int E4M3) {
+    const VEC v = V_DECODE_SCALED(codes, E4M3);
+    return E4M3 ? V_MUL(v, V_SET1(256.0f)) : v;
+}
+
+/// Writes lanes [0, valid) of `v` to out[0..valid), added to what is there when accumulating.
+TARGET INLINE void fp8_store(const ck_matmul_desc *d, float *out, VEC v, int valid) {
+    float tmp[LANES];
+    V_STOREU(tmp, v);
+    for (int r = 0; r < valid; r++) out[r] = d->accumulate ? out[r] + tmp[r] : tmp[r];
+}
+
+/// One activation row x U units from u0 (decode); the last unit has `last_valid` real rows.
+/// SX: x scales exactly by 2^8 (ck_fp8_activation_scales_exactly), so E4M3 weights skip their
+/// 2^8 and the broadcast activation takes it, once for all U units.
+TARGET INLINE void fp8_decode_tile(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *out,
+                                   int64_t u0, int last_valid, const int E4M3, const int U, const int SX) {
+    const int64_t nb = d->k / 32;
+    const float *scales = (const float *)w->dw;
+    VEC acc[U];
+    UNROLL for (int u = 0; u < U; u++) acc[u] = V_ZERO();
+    for (int64_t b = 0; b < nb; b++) {
+        VEC p[U];
+        UNROLL for (int u = 0; u < U; u++) p[u] = V_ZERO();
+        for (int i = 0; i < 32; i++) {
+            const VEC xv = E4M3 && SX ? V_MUL(V_SET1(x[b * 32 + i]), V_SET1(256.0f)) : V_SET1(x[b * 32 + i]);
+            UNROLL for (int u = 0; u < U; u++) {
+                const uint8_t *codes = w->qs + fp8_code_offset(u0 + u, nb, b, i);
+                p[u] = V_FMA(SX ? V_DECODE_SCALED(codes, E4M3) : fp8_decode(codes, E4M3), xv, p[u]);
+            }
+        }
+        UNROLL for (int u = 0; u < U; u++) acc[u] = V_FMA(V_LOADU(scales + fp8_scale_offset(u0 + u, nb, b)), p[u], acc[u]);
+    }
+    UNROLL for (int u = 0; u < U; u++) fp8_store(d, out + (u0 + u) * LANES, acc[u], u == U - 1 ? last_valid : LANES);
+}
+
+/// MT activation rows from m0 x unit u (prefill); `valid` real rows in the unit.
+TARGET INLINE void fp8_prefill_tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y,
+                                    int64_t m0, int64_t u, int valid, const int E4M3, const int MT) {
+    const int64_t nb = d->k / 32, k = d->k;
+    const float *scales = (const float *)w->dw;
+    const float *x = a->x + m0 * k;
+    VEC acc[MT];
+    UNROLL for (int m = 0; m < MT; m++) acc[m] = V_ZERO();
+    for (int64_t b = 0; b < nb; b++) {
+        VEC p[MT];
+        UNROLL for (int m = 0; m < MT; m++) p[m] = V_ZERO();
+        for (int i = 0; i < 32; i++) {
+            const VEC v = fp8_decode(w->qs + fp8_code_offset(u, nb, b, i), E4M3);
+            UNROLL for (int m = 0; m < MT; m++) p[m] = V_FMA(v, V_SET1(x[m * k + b * 32 + i]), p[m]);
+        }
+        const VEC s = V_LOADU(scales + fp8_scale_offset(u, nb, b));
+        UNROLL for (int m = 0; m < MT; m++) acc[m] = V_FMA(s, p[m], acc[m]);
+    }
+    UNROLL for (int m = 0; m < MT; m++) fp8_store(d, y + (m0 + m) * d->n + u * LANES, acc[m], valid);
+}
+
+#define FP8_DECODE(NAME, E, U, SX)                                                                              \
+    TARGET static void NAME(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t u0, \
+                            int lv) { fp8_decode_tile(d, w, x, o, u0, lv, E, U, SX); }
+FP8_DECODE(dec_e4m3_x4, 1, 4, 0) FP8_DECODE(dec_e4m3_x1, 1, 1, 0)
+FP8_DECODE(dec_e4m3_sx_x4, 1, 4, 1) FP8_DECODE(dec_e4m3_sx_x1, 1, 1, 1)
+FP8_DECODE(dec_e5m2_x4, 0, 4, 0) FP8_DECODE(dec_e5m2_x1, 0, 1, 0)
+
+#define FP8_PREFILL(NAME, E, MT)                                                                               \
+    TARGET static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
+                            int64_t u, int v) { fp8_prefill_tile(d, w, a, y, m0, u, v, E, MT); }
+FP8_PREFILL(pre_e4m3_full, 1, ROWS) FP8_PREFILL(pre_e4m3_half, 1, ROWS / 2)
+FP8_PREFILL(pre_e4m3_quarter, 1, ROWS / 4) FP8_PREFILL(pre_e4m3_1, 1, 1)
+FP8_PREFILL(pre_e5m2_full, 0, ROWS) FP8_PREFILL(pre_e5m2_half, 0, ROWS / 2)
+FP8_PREFILL(pre_e5m2_quarter, 0, ROWS / 4) FP8_PREFILL(pre_e5m2_1, 0, 1)
+
+typedef void (*fp8_decode_fn)(const ck_matmul_desc *, const ck_weights *, const float *, float *, int64_t, int);
+typedef void (*fp8_prefill_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int);
+
+/// Output rows [n0, n1) for every activation row (n0 a multiple of 16); MXFP8 weights only.
+TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+    const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
+    if (n1 > d->n) n1 = d->n;
+    const int64_t u0 = n0 / LANES, u1 = (n1 + LANES - 1) / LANES;
+    const int last_valid = (int)(n1 - (u1 - 1) * LANES);
+    if (d->m == 1) {
+        const int sx = e4m3 && ck_fp8_activation_scales_exactly(a->x, d->k);
+        const fp8_decode_fn x4 = sx ? dec_e4m3_sx_x4 : e4m3 ? dec_e4m3_x4 : dec_e5m2_x4;
+        const fp8_decode_fn x1 = sx ? dec_e4m3_sx_x1 : e4m3 ? dec_e4m3_x1 : dec_e5m2_x1;
+        int64_t u = u0;
+        for (; u + 4 <= u1; u += 4) x4(d, w, a->x, y, u, u + 4 == u1 ? last_valid : LANES);
+        for (; u < u1; u++) x1(d, w, a->x, y, u, u + 1 == u1 ? last_valid : LANES);
+        return;
+    }
+    static const fp8_prefill_fn tiles[2][4] = {{pre_e5m2_full, pre_e5m2_half, pre_e5m2_quarter, pre_e5m2_1},
+                                               {pre_e4m3_full, pre_e4m3_half, pre_e4m3_quarter, pre_e4m3_1}};
+    static const int rows[4] = {ROWS, ROWS / 2, ROWS / 4, 1};
+    // One unit's codes (k bytes per row) stay in L1 while every row tile passes over them.
+    for (int64_t u = u0; u < u1; u++) {
+        const int valid = u + 1 == u1 ? last_valid : LANES;
+        for (int64_t m = 0; m < d->m;) {
+            const int64_t left = d->m - m;
+            const int t = left >= rows[0] ? 0 : left >= rows[1] ? 1 : left >= rows[2] ? 2 : 3;
+            tiles[e4m3][t](d, w, a, y, m, u, valid);
+            m += rows[t];
+        }
+    }
+}
