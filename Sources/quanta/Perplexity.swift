@@ -45,9 +45,9 @@ func runPerplexity(_ argv: [String]) async -> Int32 {
     do {
         let result = try setup.model.perplexity(of: text, contextSize: context, maximumChunks: chunks, writingBaseTo: base) { chunk, chunks, result in
             if chunk == 0 { printError("perplexity: \(chunks) chunks of \(context), scoring \(max(0, context - 1 - context / 2)) per chunk\n") }
-            writeOut("[\(chunk + 1)]\(rounded(result.runningPerplexity.last ?? .nan, 4))\(chunk + 1 == chunks ? "\n" : ",")")
+            writeOut(formatted("[%d]%.4f", chunk + 1, result.runningPerplexity.last ?? .nan) + (chunk + 1 == chunks ? "\n" : ","))
         }
-        print("PPL = \(rounded(result.perplexity, 4)) +/- \(rounded(result.uncertainty, 5))")
+        print(formatted("PPL = %.4f +/- %.5f", result.perplexity, result.uncertainty))
         printError("perplexity: \(result.negativeLogLikelihoods.count) scored tokens in \(oneDecimal(monotonicSeconds() - t0)) s\n")
         if let base { printError("perplexity: log-probabilities written to \(base)\n") }
         return 0
@@ -109,14 +109,4 @@ func divergenceReport(_ s: KLDivergenceStatistics) -> String {
     lines.append(formatted("RMS Δp    : %6.3f ± %5.3f %%", 100 * s.rmsProbabilityDifference.value, 100 * s.rmsProbabilityDifference.uncertainty))
     lines.append(formatted("Same top p: %6.3f ± %5.3f %%", 100 * s.sameTopFraction.value, 100 * s.sameTopFraction.uncertainty))
     return lines.joined(separator: "\n")
-}
-
-private func rounded(_ x: Double, _ digits: Int) -> String {
-    guard x.isFinite else { return "\(x)" }
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let whole = Int(x), frac = Int(((x - Double(whole)) * scale).rounded())
-    if frac >= Int(scale) { return rounded(Double(whole + 1), digits) }
-    let text = String(frac)
-    return "\(whole)." + String(repeating: "0", count: digits - text.count) + text
 }
