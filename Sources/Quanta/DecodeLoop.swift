@@ -40,6 +40,15 @@ struct DecodeLoop {
     /// Whether the next token belongs to the answer (not to a think block).
     var isAnswering: Bool { phase != .thinking }
 
+    /// Whether `token`, emitted next, is part of the answer: not a thought, and not the opening
+    /// marker that starts the think block.
+    func isAnswerToken(_ token: Int32) -> Bool {
+        phase == .answering || phase == .start && token != weights.thinkMarkers?.open
+    }
+
+    /// The think block's opening marker while the model may still open one (nothing generated).
+    var thinkOpening: Int32? { phase == .start ? weights.thinkMarkers?.open : nil }
+
     /// Whether the answer was held back as a tool call.
     var filterHeldCall: Bool { filter.isCall }
 

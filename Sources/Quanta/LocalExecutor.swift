@@ -105,12 +105,21 @@ extension LocalLanguageModel {
                                                                                     ?? UInt64.random(in: 0...UInt64.max)))
             for token in prompt.tokens { sampler.accept(token) }
             var generator = TokenGenerator(sequence: sequence, contextSize: contextSize, limit: limit, sampler: sampler)
+            // A constrained answer may follow a think block: before the first token the model's own
+            // choice of the opening marker (sampled unconstrained) starts one, unless thinking is off.
+            let mayThink = !ReasoningBudget.isOff(level)
             _ = try await generator.run(logits: logits, choose: { logits, remaining, sampler in
                 if let forced = loop.forcedToken { return forced }
-                if loop.isAnswering, gate != nil { return gate!.next(logits: &logits, remaining: remaining, sampler: &sampler) }
+                if loop.isAnswering, gate != nil {
+                    if mayThink, let open = loop.thinkOpening {
+                        var free = logits
+                        if sampler.sample(&free) == open { return open }
+                    }
+                    return gate!.next(logits: &logits, remaining: remaining, sampler: &sampler)
+                }
                 return sampler.sample(&logits)
             }, emit: { token in
-                if loop.isAnswering { gate?.accept(token) }
+                if loop.isAnswerToken(token) { gate?.accept(token) }
                 return await loop.emit(token) == .more
             })
             let answer = await loop.finish()

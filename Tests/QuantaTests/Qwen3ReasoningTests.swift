@@ -60,6 +60,24 @@ import Testing
         #expect(reasoning == [ThinkingModel.text(ThinkingModel.thoughts.prefix(thoughts))])
     }
 
+    /// Guided generation on a thinking model: the model thinks first (the level's budget), then
+    /// the constrained answer follows the think block and parses as the schema's type; with
+    /// thinking off the answer is constrained from the first token.
+    @Test(arguments: [(ContextOptions.ReasoningLevel.deep, 20), (.custom("budget:3"), 3), (.custom("none"), -2)])
+    func guidedAnswersFollowTheThinkBlock(_ level: ContextOptions.ReasoningLevel, thoughts: Int) async throws {
+        let session = try await session()
+        let response = try await session.respond(to: "hello", generating: Species.self,
+                                                 options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 48),
+                                                 contextOptions: ContextOptions(includeSchemaInPrompt: false, reasoningLevel: level))
+        #expect(Species.allCases.contains(response.content))
+        #expect(response.usage.output.reasoningTokenCount == thoughts + 2)
+        let reasoning = response.transcriptEntries.compactMap { entry -> String? in
+            guard case let .reasoning(r) = entry else { return nil }
+            return Transcript.Entry.reasoning(r).plainText
+        }
+        #expect(reasoning == (thoughts > 0 ? [ThinkingModel.text(ThinkingModel.thoughts.prefix(thoughts))] : []))
+    }
+
     @Test func thinkingOffUsesTheTemplatesEmptyBlock() async throws {
         let session = try await session()
         let response = try await session.respond(to: "hello", options: options, contextOptions: ContextOptions(reasoningLevel: .custom("none")))
