@@ -30,6 +30,8 @@ enum SplitStage: Sendable, Equatable {
     case trailingWhitespace
     /// `[一-龥ࠀ-一가-퟿]+`: runs of U+4E00…U+9FA5, U+0800…U+4E00 and U+AC00…U+D7FF.
     case cjkRuns
+    /// `[^\n]+|[\n]+`: runs of line feeds and the text between them.
+    case lineFeedRuns
 }
 
 /// The character classes of `spacedRun` stages.
@@ -76,6 +78,9 @@ enum RunClass: Sendable, Equatable {
 /// The split rules of one `tokenizer.ggml.pre` value.
 struct PreTokenizer: Sendable {
     let stages: [SplitStage]
+    /// Words are spelled in the GPT-2 byte alphabet (llama.cpp's `byte_encode`); false for the
+    /// SentencePiece-style BPE of gemma4, which merges raw UTF-8 characters.
+    var byteLevel = true
 
     /// The stages llama.cpp uses for a pre-tokenizer name, or nil when unsupported.
     init?(name: String) {
@@ -103,6 +108,9 @@ struct PreTokenizer: Sendable {
              "mellum", "modern-bert", "jina-v1-en", "jina-v2-code", "roberta-bpe", "exaone4", "mpt",
              "olmo", "jais", "trillion", "granite-docling":
             stages = [.gpt2]
+        case "gemma4", "granite-embed-multi-311m", "sarvam-moe":
+            stages = [.lineFeedRuns]
+            byteLevel = false
         default:
             return nil
         }
@@ -146,6 +154,9 @@ struct PreTokenizer: Sendable {
                 scanner.asciiDigitTriples(&out)
             case .eachLineBreak:
                 scanner.classMatches(&out) { _, cp in cp == 0x0A || cp == 0x0D ? 1 : 0 }
+            case .lineFeedRuns:
+                // Matches are the line-feed runs; the gaps between them are the other runs.
+                scanner.classMatches(&out) { _, cp in cp == 0x0A ? Int.max : 0 }
             case let .spacedRun(runClass):
                 scanner.spacedRuns(&out) { runClass.contains($0, $1) }
             case .trailingWhitespace:
