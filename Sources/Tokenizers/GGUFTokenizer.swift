@@ -10,13 +10,12 @@ public final class GGUFTokenizer: Tokenizer {
     /// `withPieceBytes`'s table, once built.
     private let decodedPieces = Mutex<DecodedPieces?>(nil)
     let special: SpecialTokenMatcher
-    private let encoder: Encoder
-
-    enum Encoder: Sendable {
-        case sentencePiece(SentencePieceEncoder)
-        case bytePair(BytePairEncoder)
-        case wordPiece(WordPieceEncoder)
-    }
+    /// The encoder for the vocabulary's kind; exactly one is set. (Optionals rather than a
+    /// three-case enum: a multi-payload enum may keep its case in the spare bits of a payload
+    /// pointer, which LeakSanitizer in the fuzz build cannot follow and reports as a leak.)
+    private let sentencePiece: SentencePieceEncoder?
+    private let bytePair: BytePairEncoder?
+    private let wordPiece: WordPieceEncoder?
 
     /// Reads the vocabulary and builds the encoder; throws for unsupported models.
     public init(file: GGUFFile) throws(TokenizerError) {
@@ -29,10 +28,14 @@ public final class GGUFTokenizer: Tokenizer {
         switch kind {
         case .sentencePiece:
             vocabulary = try Vocabulary(file: file, kind: kind, model: model, preName: preName)
-            encoder = .sentencePiece(SentencePieceEncoder(vocabulary: vocabulary))
+            sentencePiece = SentencePieceEncoder(vocabulary: vocabulary)
+            bytePair = nil
+            wordPiece = nil
         case .wordPiece:
             vocabulary = try Vocabulary(file: file, kind: kind, model: model, preName: preName)
-            encoder = .wordPiece(WordPieceEncoder(vocabulary: vocabulary))
+            wordPiece = WordPieceEncoder(vocabulary: vocabulary)
+            sentencePiece = nil
+            bytePair = nil
         case .bytePairEncoding:
             // A missing pre-tokenizer means "default" in llama.cpp (with a loud warning); gemma4
             // models always use the gemma4 one.
@@ -40,10 +43,12 @@ public final class GGUFTokenizer: Tokenizer {
             guard let pre = PreTokenizer(name: name) else { throw .unsupportedPreTokenizer(name) }
             vocabulary = try Vocabulary(file: file, kind: kind, model: model, preName: name)
             let ignoreMerges = ["llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
-                                "lfm2", "jina-v5-nano", "glm4", "glm5"].contains(name)
-            encoder = .bytePair(try BytePairEncoder(
+                                "lfm2", "jina-v5-nano", "glm4", "glm5", "tekken"].contains(name)
+            bytePair = try BytePairEncoder(
                 vocabulary: vocabulary, file: file, preTokenizer: pre, ignoreMerges: ignoreMerges,
-                wholeLineFeedRuns: ["gemma4", "granite-embed-multi-311m"].contains(name)))
+                wholeLineFeedRuns: ["gemma4", "granite-embed-multi-311m"].contains(name))
+            sentencePiece = nil
+            wordPiece = nil
         }
         special = SpecialTokenMatcher(vocabulary: vocabulary)
     }
@@ -82,8 +87,7 @@ public final class GGUFTokenizer: Tokenizer {
         if addSpecial && vocabulary.addBOS && vocabulary.bos >= 0 && vocabulary.kind != .wordPiece {
             out.append(vocabulary.bos)
         }
-        switch encoder {
-        case let .sentencePiece(spm):
+        if let spm = sentencePiece {
             // A space is prefixed to text that starts the input or follows a special token.
             var previousWasSpecial = true
             var escaped: [UInt8] = []
@@ -104,7 +108,7 @@ public final class GGUFTokenizer: Tokenizer {
                     previousWasSpecial = false
                 }
             }
-        case let .bytePair(bpe):
+        } else if let bpe = bytePair {
             var escaped: [UInt8] = []
             for fragment in fragments {
                 switch fragment {
@@ -116,7 +120,7 @@ public final class GGUFTokenizer: Tokenizer {
                 case let .text(range): bpe.encode(UnsafeBufferPointer(rebasing: text[range]), into: &out)
                 }
             }
-        case let .wordPiece(wpm):
+        } else if let wpm = wordPiece {
             // llama.cpp's WordPiece brackets the text with [CLS] ... [SEP] whenever add_special is
             // set, whatever add_bos_token says.
             if addSpecial && vocabulary.bos >= 0 { out.append(vocabulary.bos) }
