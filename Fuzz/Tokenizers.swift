@@ -1,8 +1,10 @@
-// libFuzzer target: the real SmolLM2 (BPE) and Gemma 3 (SentencePiece) vocabularies encode
-// arbitrary bytes, with and without special-token parsing, and the ids are decoded back at once
-// and token by token. No exact round trip is asserted: like llama.cpp, SmolLM2 drops bytes its
-// vocabulary has no byte token for (0x04, 0x06, ...). The models are read from $QUANTA_MODELS
-// (default: Models/ under the current directory).
+// libFuzzer target: the real SmolLM2 (BPE) and Gemma 3 (SentencePiece) vocabularies and the
+// designed BERT WordPiece and Gemma 4 BPE test vocabularies encode arbitrary bytes, with and
+// without special-token parsing, and the ids are decoded back at once and token by token. No
+// exact round trip is asserted: like llama.cpp, SmolLM2 drops bytes its vocabulary has no byte
+// token for (0x04, 0x06, ...), and WordPiece drops whitespace and control characters. The models
+// are read from $QUANTA_MODELS (default: Models/ under the current directory), the designed
+// vocabularies from Tests/TokenizersTests/Fixtures (run from the repository root, as `make fuzz` does).
 
 import GGUF
 #if canImport(Glibc)
@@ -11,11 +13,14 @@ import Glibc
 
 let fuzzTokenizers: [any Tokenizer] = {
     let directory = getenv("QUANTA_MODELS").map { String(cString: $0) } ?? "Models"
-    return ["SmolLM2-135M-Instruct.Q4_1.gguf", "gemma-3-270m-q4_k_m.gguf"].map { name in
+    let fixtures = "Tests/TokenizersTests/Fixtures"
+    let paths = ["SmolLM2-135M-Instruct.Q4_1.gguf", "gemma-3-270m-q4_k_m.gguf"].map { "\(directory)/\($0)" }
+        + ["designed-bert.gguf", "designed-bert-cased.gguf", "designed-gemma4.gguf"].map { "\(fixtures)/\($0)" }
+    return paths.map { path in
         do {
-            return try loadTokenizer(from: try GGUFFile(path: "\(directory)/\(name)"))
+            return try loadTokenizer(from: try GGUFFile(path: path))
         } catch {
-            fatalError("fuzz: cannot load \(directory)/\(name): \(error)")
+            fatalError("fuzz: cannot load \(path): \(error)")
         }
     }
 }()

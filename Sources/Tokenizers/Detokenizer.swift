@@ -11,7 +11,8 @@ enum Detokenizer {
         }
         if attr.contains(.userDefined) { return v.text(id) }
         if attr.contains(.normal) {
-            if v.kind == .sentencePiece {
+            // SentencePiece, WordPiece and gemma4's BPE spell spaces as U+2581.
+            if v.kind != .bytePairEncoding || v.escapeWhitespace {
                 return unescapeWhitespace(v.text(id))
             }
             return decodeByteLevel(v.text(id))

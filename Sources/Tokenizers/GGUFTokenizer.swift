@@ -1,43 +1,54 @@
 import Synchronization
-// The tokenizer built from GGUF metadata: special-token partitioning, then SentencePiece or
-// byte-level BPE on each raw fragment, with BOS/EOS as llama.cpp's `llama_vocab::impl::tokenize`.
+// The tokenizer built from GGUF metadata: special-token partitioning, then SentencePiece, BPE or
+// WordPiece on each raw fragment, with BOS/EOS as llama.cpp's `llama_vocab::impl::tokenize`.
 import GGUF
 
-/// A `Tokenizer` for `llama` (SentencePiece-style) and `gpt2` (byte-level BPE) GGUF vocabularies.
+/// A `Tokenizer` for `llama` (SentencePiece-style), `gpt2` (byte-level BPE), `gemma4` (BPE over
+/// U+2581-escaped UTF-8) and `bert` (WordPiece) GGUF vocabularies.
 public final class GGUFTokenizer: Tokenizer {
     let vocabulary: Vocabulary
     /// `withPieceBytes`'s table, once built.
     private let decodedPieces = Mutex<DecodedPieces?>(nil)
     let special: SpecialTokenMatcher
-    private let encoder: Encoder
-
-    enum Encoder: Sendable {
-        case sentencePiece(SentencePieceEncoder)
-        case bytePair(BytePairEncoder)
-    }
+    /// The encoder for the vocabulary's kind; exactly one is set. (Optionals rather than a
+    /// three-case enum: a multi-payload enum may keep its case in the spare bits of a payload
+    /// pointer, which LeakSanitizer in the fuzz build cannot follow and reports as a leak.)
+    private let sentencePiece: SentencePieceEncoder?
+    private let bytePair: BytePairEncoder?
+    private let wordPiece: WordPieceEncoder?
 
     /// Reads the vocabulary and builds the encoder; throws for unsupported models.
     public init(file: GGUFFile) throws(TokenizerError) {
         guard case let .string(model)? = file.metadata["tokenizer.ggml.model"] else {
             throw .missingMetadata("tokenizer.ggml.model")
         }
+        guard let kind = VocabularyKind(model: model) else { throw .unsupportedModel(model) }
         var preName = ""
         if case let .string(p)? = file.metadata["tokenizer.ggml.pre"] { preName = p }
-        switch model {
-        case "llama":
-            vocabulary = try Vocabulary(file: file, kind: .sentencePiece, preName: preName)
-            encoder = .sentencePiece(SentencePieceEncoder(vocabulary: vocabulary))
-        case "gpt2":
-            // A missing pre-tokenizer means "default" in llama.cpp (with a loud warning).
-            let name = preName.isEmpty ? "default" : preName
+        switch kind {
+        case .sentencePiece:
+            vocabulary = try Vocabulary(file: file, kind: kind, model: model, preName: preName)
+            sentencePiece = SentencePieceEncoder(vocabulary: vocabulary)
+            bytePair = nil
+            wordPiece = nil
+        case .wordPiece:
+            vocabulary = try Vocabulary(file: file, kind: kind, model: model, preName: preName)
+            wordPiece = WordPieceEncoder(vocabulary: vocabulary)
+            sentencePiece = nil
+            bytePair = nil
+        case .bytePairEncoding:
+            // A missing pre-tokenizer means "default" in llama.cpp (with a loud warning); gemma4
+            // models always use the gemma4 one.
+            let name = model == "gemma4" ? "gemma4" : preName.isEmpty ? "default" : preName
             guard let pre = PreTokenizer(name: name) else { throw .unsupportedPreTokenizer(name) }
-            vocabulary = try Vocabulary(file: file, kind: .bytePairEncoding, preName: name)
+            vocabulary = try Vocabulary(file: file, kind: kind, model: model, preName: name)
             let ignoreMerges = ["llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
-                                "lfm2", "jina-v5-nano", "glm4", "glm5"].contains(name)
-            encoder = .bytePair(try BytePairEncoder(vocabulary: vocabulary, file: file, preTokenizer: pre,
-                                                    ignoreMerges: ignoreMerges))
-        default:
-            throw .unsupportedModel(model)
+                                "lfm2", "jina-v5-nano", "glm4", "glm5", "tekken"].contains(name)
+            bytePair = try BytePairEncoder(
+                vocabulary: vocabulary, file: file, preTokenizer: pre, ignoreMerges: ignoreMerges,
+                wholeLineFeedRuns: ["gemma4", "granite-embed-multi-311m"].contains(name))
+            sentencePiece = nil
+            wordPiece = nil
         }
         special = SpecialTokenMatcher(vocabulary: vocabulary)
     }
@@ -72,9 +83,11 @@ public final class GGUFTokenizer: Tokenizer {
         var out: [Int32] = []
         out.reserveCapacity(text.count / 3 + 2)
         let fragments = special.partition(text, parseSpecial: parseSpecial, literalRanges: literalRanges)
-        if addSpecial && vocabulary.addBOS && vocabulary.bos >= 0 { out.append(vocabulary.bos) }
-        switch encoder {
-        case let .sentencePiece(spm):
+        // (WordPiece adds its own [CLS] below.)
+        if addSpecial && vocabulary.addBOS && vocabulary.bos >= 0 && vocabulary.kind != .wordPiece {
+            out.append(vocabulary.bos)
+        }
+        if let spm = sentencePiece {
             // A space is prefixed to text that starts the input or follows a special token.
             var previousWasSpecial = true
             var escaped: [UInt8] = []
@@ -85,29 +98,51 @@ public final class GGUFTokenizer: Tokenizer {
                     previousWasSpecial = true
                 case let .text(range):
                     escaped.removeAll(keepingCapacity: true)
-                    escaped.reserveCapacity(range.count + range.count / 4 + 3)
                     if vocabulary.addSpacePrefix && previousWasSpecial { escaped.append(contentsOf: [0xE2, 0x96, 0x81]) }
-                    for b in text[range] {
-                        if b == 0x20 && vocabulary.escapeWhitespace {
-                            escaped.append(contentsOf: [0xE2, 0x96, 0x81])  // U+2581
-                        } else {
-                            escaped.append(b)
-                        }
+                    if vocabulary.escapeWhitespace {
+                        Self.escapeSpaces(text[range], into: &escaped)
+                    } else {
+                        escaped.append(contentsOf: text[range])
                     }
                     escaped.withUnsafeBufferPointer { spm.encode($0, into: &out) }
                     previousWasSpecial = false
                 }
             }
-        case let .bytePair(bpe):
+        } else if let bpe = bytePair {
+            var escaped: [UInt8] = []
             for fragment in fragments {
                 switch fragment {
                 case let .token(id): out.append(id)
+                case let .text(range) where vocabulary.escapeWhitespace:
+                    escaped.removeAll(keepingCapacity: true)
+                    Self.escapeSpaces(text[range], into: &escaped)
+                    escaped.withUnsafeBufferPointer { bpe.encode($0, into: &out) }
                 case let .text(range): bpe.encode(UnsafeBufferPointer(rebasing: text[range]), into: &out)
                 }
             }
+        } else if let wpm = wordPiece {
+            // llama.cpp's WordPiece brackets the text with [CLS] ... [SEP] whenever add_special is
+            // set, whatever add_bos_token says.
+            if addSpecial && vocabulary.bos >= 0 { out.append(vocabulary.bos) }
+            for fragment in fragments {
+                switch fragment {
+                case let .token(id): out.append(id)
+                case let .text(range): wpm.encode(UnsafeBufferPointer(rebasing: text[range]), into: &out)
+                }
+            }
+            if addSpecial && vocabulary.sep >= 0 { out.append(vocabulary.sep) }
+            return out
         }
         if addSpecial && vocabulary.addEOS && vocabulary.eos >= 0 { out.append(vocabulary.eos) }
         return out
+    }
+
+    /// Appends `text` with every ' ' replaced by U+2581 (llama.cpp's `llama_escape_whitespace`).
+    private static func escapeSpaces(_ text: Slice<UnsafeBufferPointer<UInt8>>, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + text.count + text.count / 4 + 3)
+        for b in text {
+            if b == 0x20 { out.append(contentsOf: [0xE2, 0x96, 0x81]) } else { out.append(b) }
+        }
     }
 
     public func pieceBytes(_ id: Int32, renderSpecial: Bool) -> [UInt8] {

@@ -30,6 +30,12 @@ enum SplitStage: Sendable, Equatable {
     case trailingWhitespace
     /// `[一-龥ࠀ-一가-퟿]+`: runs of U+4E00…U+9FA5, U+0800…U+4E00 and U+AC00…U+D7FF.
     case cjkRuns
+    /// `[^\n]+|[\n]+`: runs of line feeds and the text between them.
+    case lineFeedRuns
+    /// Mistral's tekken: `[^\r\n\p{L}\p{N}]?U*L+|[^\r\n\p{L}\p{N}]?U+L*|\p{N}|
+    ///  ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+` with U a letter other than a-z and
+    /// L a letter other than A-Z (so letters outside ASCII are both).
+    case tekken
 }
 
 /// The character classes of `spacedRun` stages.
@@ -76,6 +82,9 @@ enum RunClass: Sendable, Equatable {
 /// The split rules of one `tokenizer.ggml.pre` value.
 struct PreTokenizer: Sendable {
     let stages: [SplitStage]
+    /// Words are spelled in the GPT-2 byte alphabet (llama.cpp's `byte_encode`); false for the
+    /// SentencePiece-style BPE of gemma4, which merges raw UTF-8 characters.
+    var byteLevel = true
 
     /// The stages llama.cpp uses for a pre-tokenizer name, or nil when unsupported.
     init?(name: String) {
@@ -103,6 +112,11 @@ struct PreTokenizer: Sendable {
              "mellum", "modern-bert", "jina-v1-en", "jina-v2-code", "roberta-bpe", "exaone4", "mpt",
              "olmo", "jais", "trillion", "granite-docling":
             stages = [.gpt2]
+        case "tekken":
+            stages = [.tekken]
+        case "gemma4", "granite-embed-multi-311m", "sarvam-moe":
+            stages = [.lineFeedRuns]
+            byteLevel = false
         default:
             return nil
         }
@@ -146,6 +160,11 @@ struct PreTokenizer: Sendable {
                 scanner.asciiDigitTriples(&out)
             case .eachLineBreak:
                 scanner.classMatches(&out) { _, cp in cp == 0x0A || cp == 0x0D ? 1 : 0 }
+            case .tekken:
+                scanner.tekken(&out)
+            case .lineFeedRuns:
+                // Matches are the line-feed runs; the gaps between them are the other runs.
+                scanner.classMatches(&out) { _, cp in cp == 0x0A ? Int.max : 0 }
             case let .spacedRun(runClass):
                 scanner.spacedRuns(&out) { runClass.contains($0, $1) }
             case .trailingWhitespace:
@@ -276,6 +295,55 @@ struct SegmentScanner {
                 continue
             }
             if whitespace(&out, &pos, newlines: false) { continue }
+            pos += 1
+            _ = add(&out, pos)
+        }
+    }
+
+    /// llama.cpp runs tekken's regex through std::regex over "collapsed" text (every letter
+    /// outside ASCII becomes one stand-in letter, which matches both `[^a-z]` and `[^A-Z]`). The
+    /// alternatives, tried in order at each position, and what backtracking leaves of them:
+    /// 1. optional prefix (not \r, \n, a letter or a digit), then letters: the longest run of
+    ///    "upper" letters (not a-z), backed off to the last position where a "lower" letter (not
+    ///    A-Z) starts, then the longest run of lower letters from there;
+    /// 2. when no lower letter can start: the prefix and the run of upper letters (all A-Z);
+    /// 3. one number; 4. ` ?[^\s\p{L}\p{N}]+[\r\n/]*`; 5-7. whitespace as llama3.
+    mutating func tekken(_ out: inout [Int]) {
+        @inline(__always) func upper(_ i: Int) -> Bool { fl(i).isLetter && !(0x61...0x7A).contains(cp(i)) }
+        @inline(__always) func lower(_ i: Int) -> Bool { fl(i).isLetter && !(0x41...0x5A).contains(cp(i)) }
+        var pos = start
+        while pos < end {
+            let c = cps[pos]
+            let f = fl(pos)
+            let q = !f.isLetter && !f.isNumber && c != 0x0D && c != 0x0A ? pos + 1 : pos
+            if fl(q).isLetter {
+                var u = q
+                while upper(u) { u += 1 }
+                var l = u
+                while l >= q && !lower(l) { l -= 1 }
+                if l >= q {  // 1.
+                    while lower(l) { l += 1 }
+                    pos = l
+                } else {  // 2.
+                    pos = u
+                }
+                _ = add(&out, pos)
+                continue
+            }
+            if f.isNumber {
+                pos += 1
+                _ = add(&out, pos)
+                continue
+            }
+            let f2 = c == 0x20 ? fl(pos + 1) : f
+            if Self.isOther(f2) {
+                if c == 0x20 { pos += 1 }
+                while Self.isOther(fl(pos)) { pos += 1 }
+                while cp(pos) == 0x0D || cp(pos) == 0x0A || cp(pos) == 0x2F { pos += 1 }
+                _ = add(&out, pos)
+                continue
+            }
+            if whitespace(&out, &pos, newlines: true) { continue }
             pos += 1
             _ = add(&out, pos)
         }

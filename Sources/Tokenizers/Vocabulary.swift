@@ -34,8 +34,21 @@ struct TokenAttributes: OptionSet, Sendable {
 enum VocabularyKind: Sendable {
     /// `tokenizer.ggml.model = "llama"`: SentencePiece-style, score-driven merges, byte fallback.
     case sentencePiece
-    /// `tokenizer.ggml.model = "gpt2"`: byte-level BPE with merge ranks and a pre-tokenizer.
+    /// `tokenizer.ggml.model = "gpt2"`: byte-level BPE with merge ranks and a pre-tokenizer;
+    /// also `"gemma4"`, BPE over raw UTF-8 with spaces escaped as U+2581.
     case bytePairEncoding
+    /// `tokenizer.ggml.model = "bert"`: WordPiece, greedy longest match per normalized word.
+    case wordPiece
+
+    /// The kind of a `tokenizer.ggml.model` value, nil when unsupported.
+    init?(model: String) {
+        switch model {
+        case "llama": self = .sentencePiece
+        case "gpt2", "gemma4": self = .bytePairEncoding
+        case "bert": self = .wordPiece
+        default: return nil
+        }
+    }
 }
 
 /// Immutable vocabulary data shared by the encoders and the decoder.
@@ -55,8 +68,13 @@ struct Vocabulary: Sendable {
     var fimPad: Int32 = -1, fimRep: Int32 = -1, fimSep: Int32 = -1
     var addBOS = false, addEOS = false
     var addSpacePrefix = false
-    /// Replace ' ' with U+2581 before encoding (SentencePiece).
+    /// Replace ' ' with U+2581 before encoding (SentencePiece, gemma4) and back when decoding
+    /// (also WordPiece, whose word-initial tokens start with U+2581).
     var escapeWhitespace = false
+    /// BERT's normalizer: lowercase, and strip accents (first codepoint of the NFD, marks dropped).
+    var lowercase = true, stripAccents = true
+    /// Longest token text in bytes (WordPiece bounds its longest-match search with it).
+    let maxTokenLength: Int
     /// llama.cpp's detokenizer clean-up of " ," " 's" etc.
     var cleanSpaces = false
     var endOfGeneration: Set<Int32> = []
@@ -80,7 +98,8 @@ struct Vocabulary: Sendable {
     }
 
     /// Reads tokens, scores and types and applies llama.cpp's defaults and overrides.
-    init(file: GGUFFile, kind: VocabularyKind, preName: String) throws(TokenizerError) {
+    /// `model` is `tokenizer.ggml.model`; gemma4's defaults differ from gpt2's.
+    init(file: GGUFFile, kind: VocabularyKind, model: String, preName: String) throws(TokenizerError) {
         self.kind = kind
         guard case let .array(.string(tokens))? = file.metadata["tokenizer.ggml.tokens"] else {
             throw .missingMetadata("tokenizer.ggml.tokens")
@@ -105,13 +124,16 @@ struct Vocabulary: Sendable {
         bytes.reserveCapacity(n * 8)
         var starts: [Int32] = [0]
         starts.reserveCapacity(n + 1)
+        var longest = 0
         for i in 0..<n {
             var word = tokens[i]
             // llama.cpp renames empty tokens so that they stay distinct and printable.
             if word.isEmpty { word = "[EMPTY_\(i)]" }
             word.withUTF8 { bytes.append(contentsOf: $0) }
+            longest = max(longest, Int(Int32(bytes.count) - starts[starts.count - 1]))
             starts.append(Int32(bytes.count))
         }
+        maxTokenLength = longest
         self.bytes = bytes
         self.starts = starts
         self.table = ByteTable(storage: bytes, starts: starts, ids: (0..<Int32(n)).map { $0 })
@@ -123,6 +145,12 @@ struct Vocabulary: Sendable {
         case .sentencePiece:
             bos = 1; eos = 2; unk = 0
             addSpacePrefix = true; addBOS = true; escapeWhitespace = true
+        case .wordPiece:
+            bos = 101; unk = 100; sep = 102; pad = 0; mask = 103
+            addBOS = true; cleanSpaces = true; escapeWhitespace = true
+        case .bytePairEncoding where model == "gemma4":
+            // No default ids; spaces become U+2581 as in SentencePiece, but merges are ranked.
+            cleanSpaces = true; escapeWhitespace = true
         case .bytePairEncoding:
             bos = 11; eos = 11
             cleanSpaces = true
@@ -140,6 +168,8 @@ struct Vocabulary: Sendable {
                 cleanSpaces = false
             }
             if ["chatglm-bpe", "glm4", "glm5"].contains(preName) { bos = -1 }
+            if ["gemma4", "granite-embed-multi-311m", "sarvam-moe"].contains(preName) { escapeWhitespace = true }
+            if preName == "sarvam-moe" { cleanSpaces = false }
         }
         if let v = file.metadata["tokenizer.ggml.add_space_prefix"], case let .bool(b) = v { addSpacePrefix = b }
 
@@ -167,6 +197,11 @@ struct Vocabulary: Sendable {
         readID("middle_token_id", &fimMid)
         if case let .bool(b)? = file.metadata["tokenizer.ggml.add_bos_token"] { addBOS = b }
         if case let .bool(b)? = file.metadata["tokenizer.ggml.add_eos_token"] { addEOS = b }
+        // Gemma 4 files say add_bos_token = false, yet the model needs BOS; llama.cpp overrides it.
+        if kind == .bytePairEncoding && ["gemma4", "granite-embed-multi-311m"].contains(preName) { addBOS = true }
+        if case let .bool(b)? = file.metadata["tokenizer.ggml.normalizer.lowercase"] { lowercase = b }
+        stripAccents = lowercase
+        if case let .bool(b)? = file.metadata["tokenizer.ggml.normalizer.strip_accents"] { stripAccents = b }
 
         applyTextOverrides()
         buildSpecialTokens()

@@ -1,4 +1,4 @@
-// The pre-tokenizers our two models do not use (llama3, qwen2, qwen35, gpt2, default, falcon),
+// The pre-tokenizers our two models do not use (llama3, qwen2, qwen35, gpt2, default, falcon, tekken),
 // checked against llama.cpp with SmolLM2's vocabulary and merges under other `tokenizer.ggml.pre`
 // values. Fixture: make_corpus.py --pre-variants (llama.cpp ids for every corpus string).
 import Foundation
@@ -51,7 +51,7 @@ import Testing
         return try GGUFTokenizer(file: GGUFFile(contents: writer.serialize()))
     }
 
-    @Test(arguments: ["llama-bpe", "qwen2", "qwen35", "gpt-2", "default", "falcon"])
+    @Test(arguments: ["llama-bpe", "qwen2", "qwen35", "gpt-2", "default", "falcon", "tekken"])
     func matchesLlamaCpp(pre: String) throws {
         #expect(Self.records.count >= 439)
         let tokenizer = try Self.tokenizer(pre: pre)

@@ -281,7 +281,7 @@ def main():
 
 # Pre-tokenizers our two models do not use, checked with SmolLM2's vocabulary and merges under
 # other `tokenizer.ggml.pre` values (the split rules differ; the BPE data stays the same).
-PRE_VARIANTS = ["llama-bpe", "qwen2", "qwen35", "gpt-2", "default", "falcon"]
+PRE_VARIANTS = ["llama-bpe", "qwen2", "qwen35", "gpt-2", "default", "falcon", "tekken"]
 
 
 def pre_variants(args):
