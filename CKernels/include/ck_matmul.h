@@ -159,8 +159,8 @@ void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act
 /// portable code, runs on any x86-64 CPU; same contract and results.
 void ck_matmul_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_quantize_act_avx512_emu(const ck_act *a, int64_t m0, int64_t m1);
-/// AMX-INT8 (matmul_amx.c): several activation rows on int8 tiles with the per-32-block fp32
-/// epilogue, one row on the AVX-512 kernel; same contract and results. `_emu` runs the same
+/// AMX-INT8 (matmul_amx.c): 16 or more activation rows on int8 tiles with the per-32-block fp32
+/// epilogue, fewer rows and Q6_K on the AVX-512 kernel; same contract and results. `_emu` runs the same
 /// kernel over the portable tile layer (ck_tile.h) and the SIMDe AVX-512 kernel.
 void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);

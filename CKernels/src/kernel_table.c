@@ -87,6 +87,14 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define AVX512_INTS(TILE, DECODE, PREFILL) \
     INTS_BUT_Q5_0(((ck_format_kernels){TILE, DECODE, PREFILL})), \
     [CK_WF_Q5_0] = {TILE, ck_matvec_avx2, PREFILL}
+/// Q6_K on the AMX paths stays on the VNNI tile: its two half-block scales need two K = 16 tile
+/// products per block and twice the epilogue, and AMX measured 0.7x the VNNI tile (2026-12-01,
+/// Xeon, gemma3 ffn_down 640 x 2048, m = 512).
+#define AMX_INTS(TILE, VNNI, PREFILL, VNNI_PREFILL)                                                     \
+    [CK_WF_Q4_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q4_1] = {TILE, VNNI, PREFILL},                         \
+    [CK_WF_Q8_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q4_K] = {TILE, VNNI, PREFILL},                         \
+    [CK_WF_MXINT8] = {TILE, VNNI, PREFILL}, [CK_WF_MXFP4] = {TILE, VNNI, PREFILL},                      \
+    [CK_WF_Q5_0] = {TILE, ck_matvec_avx2, PREFILL}, [CK_WF_Q6_K] = {VNNI, VNNI, VNNI_PREFILL}
 /// The AVX2 quantizers for llama.cpp's schemes, `Q8_32` for ours (MX formats).
 #define QUANT(Q8_32) {[CK_ACT_Q8_32] = Q8_32, [CK_ACT_Q8_0] = ck_quantize_act_avx2, \
                       [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}
@@ -105,13 +113,14 @@ static const ck_path_kernels tables[CK_PATH_COUNT] = {
                         {AVX512_INTS(ck_matmul_avx512, ck_matmul_avx512, ck_prefill_avx512), FP8_AVX512},
                         QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1},
     [CK_PATH_AMX] = {CK_PATH_AMX, "amx",
-                     {AVX512_INTS(ck_matmul_amx, ck_matmul_avx512, ck_prefill_amx), FP8_AVX512},
+                     {AMX_INTS(ck_matmul_amx, ck_matmul_avx512, ck_prefill_amx, ck_prefill_avx512), FP8_AVX512},
                      QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1},
     [CK_PATH_AVX512_EMU] = {CK_PATH_AVX512_EMU, "avx512-emu",
                             {AVX512_INTS(ck_matmul_avx512_emu, ck_matmul_avx512_emu, ck_prefill_avx512_emu), FP8_AVX512_EMU},
                             QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1},
     [CK_PATH_AMX_EMU] = {CK_PATH_AMX_EMU, "amx-emu",
-                         {AVX512_INTS(ck_matmul_amx_emu, ck_matmul_avx512_emu, ck_prefill_amx_emu), FP8_AVX512_EMU},
+                         {AMX_INTS(ck_matmul_amx_emu, ck_matmul_avx512_emu, ck_prefill_amx_emu, ck_prefill_avx512_emu),
+                          FP8_AVX512_EMU},
                          QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1},
 };
 

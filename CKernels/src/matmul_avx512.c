@@ -203,7 +203,7 @@ T512 static void run_tiles(const ck_matmul_desc *d, const ck_weights *w, const c
 
 T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     const ck_format_info info = ck_weight_format_info(w->format);
-    if (!info.int8_path) { ck_matmul_avx2(d, w, a, y, n0, n1); return; }   // MXFP8 decode (AVX2 kernel)
+    if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }   // float formats run their own kernels (kernel_table.c)
     const tile_fn *t;
     switch (w->format) {
     case CK_WF_Q4_0: t = t_q4_0; break;

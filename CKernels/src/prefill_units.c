@@ -6,7 +6,7 @@
 // kernel's (and so the reference's).
 #include "ck_matmul.h"
 
-/// Activation rows per unit: a multiple of every kernel's row tile (AVX-512 8, AMX 32).
+/// Activation rows per unit: a multiple of every kernel's row tile (AVX-512 8, AMX 16).
 enum { UNIT_ROWS = 32 };
 /// Weight bytes per column chunk: about an L2's worth, so a chunk leaves DRAM/L3 once per unit.
 enum { CHUNK_BYTES = 256 * 1024 };
@@ -23,7 +23,7 @@ typedef struct {
     int count;
 } units_job;
 
-/// Groups per chunk: ~CHUNK_BYTES of repacked weights, even (AMX takes groups in pairs), >= 2.
+/// Groups per chunk: ~CHUNK_BYTES of repacked weights, even, >= 2.
 static int64_t chunk_groups(const ck_weights *w) {
     const int64_t bytes = (w->k / 32) * ck_weight_format_info(w->format).repacked_block_bytes;
     const int64_t c = (CHUNK_BYTES / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;

@@ -1,5 +1,6 @@
 import CKernels
 import Testing
+import Foundation
 @testable import Engine
 
 /// The per-path kernel table (kernel_table.c) and the format table's repacked sizes.
@@ -31,6 +32,21 @@ import Testing
         #expect(KernelPath.best == native.last { $0.isSupported })
         if KernelPath.amx.isSupported { #expect(KernelPath.avx512.isSupported) }
         #expect(KernelPath.active.isSupported)
+    }
+
+    /// Where Linux lists AMX-TILE and AMX-INT8 in /proc/cpuinfo, the native AMX path is supported
+    /// (CPUID and the tile-data permission), so the kernel tests run the real tiles there and not
+    /// only the emulated model.
+    @Test func nativeAMXRunsWhereTheCPUHasIt() throws {
+        #if os(Linux)
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+              let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return }
+        let set = Set(flags.split(separator: " ").map(String.init))
+        if set.contains("amx_tile") && set.contains("amx_int8") && set.contains("avx512_vnni") && set.contains("avx512bw") {
+            #expect(KernelPath.amx.isSupported)
+            #expect(simdPaths.contains(.amx))
+        }
+        #endif
     }
 
     /// repacked_block_bytes is what ck_repack_sizes allocates per 16-row group and 32-block

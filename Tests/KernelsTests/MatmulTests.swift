@@ -99,7 +99,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         let n = 37, k = oddK(format)
         let w = try randomWeights(format, n: n, k: k, seed: 200)
         let wf = w.dequantized()
-        for m in [1, 2, 3, 7, 64, 513] {
+        // 23: one full and one partial 16-row AMX activation tile in one call.
+        for m in [1, 2, 3, 7, 23, 64, 513] {
             if format.blockSize == 256 && m == 513 { continue }   // keep the reference's runtime small
             let x = gaussians(m * k, seed: UInt64(m))
             let ref = runMatmul(w, x, m: m, path: .ref)
@@ -160,10 +161,11 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
-    /// accumulate: y += x·Wᵀ equals the overwrite result added to the old y, on every path.
+    /// accumulate: y += x·Wᵀ equals the overwrite result added to the old y, on every path (19
+    /// rows: the AMX tiles too).
     @Test(arguments: [WeightFormat.q4_1, .q6_K, .q8_0, .f32])
     func accumulateAddsToY(_ format: WeightFormat) throws {
-        let m = 3, n = 19, k = oddK(format)
+        let m = 19, n = 19, k = oddK(format)
         let w = try randomWeights(format, n: n, k: k, seed: 300)
         let x = gaussians(m * k, seed: 301), start = gaussians(m * n, seed: 302)
         for path in [KernelPath.ref] + simdPaths {
