@@ -41,8 +41,10 @@ final class Decoder: CausalLanguageModel, @unchecked Sendable {
 
     func makeState(contextSize: Int, maxBatch: Int, kvFormat: KVCacheFormat) -> ForwardState {
         let hp = hyperparameters
+        // Sliding-window layers keep only their window plus one batch.
         return ForwardState(cache: KVCache(layers: hp.layers, capacity: contextSize, kvDim: hp.kvHeads * hp.headDim,
-                                           format: kvFormat),
+                                           format: kvFormat, windows: layers.map { $0.attention.window ?? 0 },
+                                           maxBatch: maxBatch),
                             maxBatch: maxBatch, hyperparameters: hp)
     }
 

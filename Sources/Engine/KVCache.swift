@@ -51,6 +51,15 @@ public enum KVCacheError: Error, Equatable, Sendable, CustomStringConvertible {
 /// V, each row encoded in `format`. Positions are absolute; `count` says how many are valid.
 /// Truncating (for prefix reuse) just lowers `count`.
 ///
+/// A sliding-window layer (window w) keeps only the positions its attention can still see: at
+/// most `w − 1 + maxBatch` rows, slot 0 holding position `offset[layer]`. When a store would run
+/// past the last slot, the last `w − 1` positions before it move down to slot 0 (one memmove of
+/// w − 1 rows every `maxBatch` or more positions), so the kernels still read each range of
+/// positions as one stride of rows; they are handed the layer's base moved back by `offset` rows
+/// and keep indexing by absolute position (they never read below `offset`). Positions a window
+/// layer dropped cannot be recovered: `truncate` then falls back to an empty cache (the caller
+/// re-prefills), which keeps every result identical to a cache holding the whole context.
+///
 /// Memory grows with the context, not with `capacity`: the whole `[layer][capacity]` range is
 /// reserved as address space up front (so rows never move and the kernels keep one stride), and
 /// pages are committed in doubling runs of positions as they are first needed, after checking
@@ -88,13 +97,30 @@ public final class KVCache: @unchecked Sendable {
     /// Fewest positions committed at once, so short prompts do not commit page by page.
     static let minimumCommit = 256
 
-    public init(layers: Int, capacity: Int, kvDim: Int, format: KVCacheFormat = .f16) {
-        precondition(layers > 0 && capacity > 0 && kvDim > 0)
+    /// Per layer, the window its attention uses (0: the whole past).
+    public let windows: [Int]
+    /// Per layer, the rows its memory holds: `capacity` for full layers, `window − 1 + maxBatch`
+    /// (grown if a store brings more rows at once) for windowed ones.
+    public private(set) var slots: [Int]
+    /// Per layer, the position held in row 0 (always 0 for full layers).
+    public private(set) var offsets: [Int]
+
+    /// - Parameters:
+    ///   - windows: per layer, the sliding window its attention will ask for (0 or absent: the
+    ///     whole past). Windowed layers keep only what that window needs.
+    ///   - maxBatch: most positions one store brings (the prefill batch), sizing the windowed rows.
+    public init(layers: Int, capacity: Int, kvDim: Int, format: KVCacheFormat = .f16, windows: [Int] = [], maxBatch: Int = 1) {
+        precondition(layers > 0 && capacity > 0 && kvDim > 0 && maxBatch > 0)
         precondition(format.supports(width: kvDim), "KV format \(format) needs a width that is a multiple of 32")
+        precondition(windows.isEmpty || windows.count == layers, "one window per layer")
         self.layers = layers
         self.capacity = capacity
         self.kvDim = kvDim
         self.format = format
+        self.windows = windows.isEmpty ? [Int](repeating: 0, count: layers) : windows.map { max(0, $0) }
+        // A window layer only saves memory when its rows are fewer than the context's.
+        slots = self.windows.map { w in w > 0 && w - 1 + maxBatch < capacity ? w - 1 + maxBatch : capacity }
+        offsets = [Int](repeating: 0, count: layers)
         rowBytes = Int(ck_kv_row_bytes(format.ck, Int64(kvDim)))
         let (rows, o1) = capacity.multipliedReportingOverflow(by: rowBytes)
         let (layer, o2) = rows.addingReportingOverflow(pageBytes - 1)
@@ -116,8 +142,11 @@ public final class KVCache: @unchecked Sendable {
         if let region { munmap(region, regionBytes) }
     }
 
-    /// Bytes of memory the cache holds (committed positions of every layer, keys and values).
-    public var memoryBytes: Int { 2 * layers * committedBytes(committed) }
+    /// Bytes of memory the cache holds (committed rows of every layer, keys and values).
+    public var memoryBytes: Int { slots.reduce(0) { $0 + 2 * committedBytes(min(committed, $1)) } }
+
+    /// Whether `layer` keeps only its window's rows.
+    private func isRing(_ layer: Int) -> Bool { slots[layer] < capacity }
 
     /// Makes positions `0..<positions` writable in every layer, committing memory if needed, or
     /// throws when the context cannot be reserved or the machine lacks the memory. Cheap when
@@ -134,14 +163,23 @@ public final class KVCache: @unchecked Sendable {
         guard needed <= available else {
             throw .outOfMemory(positions: positions, neededBytes: needed, availableBytes: available)
         }
-        let from = committedBytes(committed), to = committedBytes(target)
-        for half in 0..<2 * layers {
-            // Fails with ENOMEM when the kernel will not charge the memory (strict overcommit).
-            guard mprotect(region + half * layerBytes + from, to - from, PROT_READ | PROT_WRITE) == 0 else {
+        for layer in 0..<layers {
+            guard commitRows(layer, from: min(committed, slots[layer]), to: min(target, slots[layer])) else {
                 throw .outOfMemory(positions: positions, neededBytes: needed, availableBytes: available)
             }
         }
         committed = target
+    }
+
+    /// Makes rows `from..<to` of `layer`'s keys and values writable; false when the kernel will
+    /// not charge the memory (ENOMEM under strict overcommit).
+    private func commitRows(_ layer: Int, from: Int, to: Int) -> Bool {
+        let a = committedBytes(from), b = committedBytes(to)
+        guard b > a, let region else { return true }
+        for half in [layer, layers + layer] where mprotect(region + half * layerBytes + a, b - a, PROT_READ | PROT_WRITE) != 0 {
+            return false
+        }
+        return true
     }
 
     /// Page-rounded bytes of one layer's first `positions` rows.
@@ -151,13 +189,22 @@ public final class KVCache: @unchecked Sendable {
 
     /// Memory committing up to `positions` adds, over all layers.
     private func extraBytes(to positions: Int) -> Int {
-        2 * layers * (committedBytes(positions) - committedBytes(committed))
+        slots.reduce(0) { $0 + 2 * (committedBytes(min(positions, $1)) - committedBytes(min(committed, $1))) }
     }
 
-    /// Forgets every position at or after `position`.
-    public func truncate(to position: Int) {
+    /// Forgets every position at or after `position`, and returns how many positions are kept:
+    /// `min(count, position)`, or 0 when a windowed layer no longer holds the last window − 1
+    /// positions before it (they were moved out to make room), so the caller must run everything
+    /// again from position 0.
+    @discardableResult
+    public func truncate(to position: Int) -> Int {
         precondition(position >= 0)
         count = min(count, position)
+        for layer in 0..<layers where isRing(layer) && count > 0 && max(0, count - windows[layer] + 1) < offsets[layer] {
+            count = 0
+        }
+        if count == 0 { offsets = offsets.map { _ in 0 } }
+        return count
     }
 
     /// Marks positions up to `position` (exclusive) as filled, after every layer stored them.
@@ -166,9 +213,36 @@ public final class KVCache: @unchecked Sendable {
         count = max(count, position)
     }
 
-    /// Start of `layer`'s key rows (`values: false`) or value rows.
+    /// Start of `layer`'s key rows (`values: false`) or value rows: row 0, position `offsets[layer]`.
     private func base(_ layer: Int, values: Bool) -> UnsafeMutablePointer<UInt8> {
         (region! + (values ? layers + layer : layer) * layerBytes).assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Where position 0 of `layer` would be: the kernels address position p at `p × rowBytes`
+    /// from it and only touch positions the layer holds (≥ its offset), which lie in its rows.
+    private func positionZero(_ layer: Int, values: Bool) -> UnsafeMutablePointer<UInt8> {
+        base(layer, values: values) - offsets[layer] * rowBytes
+    }
+
+    /// Makes room in windowed `layer` for positions `first..<end`: when they run past its last
+    /// row, the window − 1 positions before `first` (all its attention will read) move to row 0;
+    /// rows are added if the batch alone is longer than the layer's rows.
+    private func makeRoom(_ layer: Int, first: Int, end: Int) {
+        precondition(first >= offsets[layer], "position \(first) was already dropped from windowed layer \(layer)")
+        guard end - offsets[layer] > slots[layer] else { return }
+        let keep = max(offsets[layer], first - windows[layer] + 1)
+        let rows = max(0, min(first, offsets[layer] + slots[layer]) - keep)
+        for values in [false, true] {
+            let b = base(layer, values: values)
+            memmove(b, b + (keep - offsets[layer]) * rowBytes, rows * rowBytes)
+        }
+        offsets[layer] = keep
+        if end - keep > slots[layer] {
+            guard commitRows(layer, from: min(committed, slots[layer]), to: min(committed, end - keep)) else {
+                fatalError("KV cache: out of memory growing windowed layer \(layer) to \(end - keep) rows")
+            }
+            slots[layer] = end - keep
+        }
     }
 
     /// `positions` as the C kernels' int64 array, in place (Int is 64-bit on every platform the
@@ -181,19 +255,22 @@ public final class KVCache: @unchecked Sendable {
     /// split over `threads` threads when there are many (prefill).
     public func store(layer: Int, keys k: Matrix, values v: Matrix, rows: Int, positions: [Int], threads: Int = 1) {
         precondition(k.columns == kvDim && v.columns == kvDim && rows <= k.rows && rows <= v.rows && positions.count >= rows)
-        var end = 0
+        var end = 0, first = Int.max
         for p in positions.prefix(rows) {
             precondition(p >= 0 && p < capacity, "position \(p) outside the cache (capacity \(capacity))")
             end = max(end, p + 1)
+            first = min(first, p)
         }
         if end > committed {
             // Callers that did not `reserve` ahead (the library's own loops) cannot handle an error
             // here; this stops with the same message instead of faulting on unmapped memory.
             do { try reserve(upTo: end) } catch { fatalError("KV cache: \(error)") }
         }
+        if isRing(layer) && rows > 0 { makeRoom(layer, first: first, end: end) }
         withInt64(positions) { pos in
             ck_kv_store_rows(format.ck, k.base, v.base, Int64(rows), Int64(kvDim), pos,
-                             base(layer, values: false), base(layer, values: true), Int64(rowBytes), Int32(threads))
+                             positionZero(layer, values: false), positionZero(layer, values: true), Int64(rowBytes),
+                             Int32(threads))
         }
     }
 
@@ -212,8 +289,13 @@ public final class KVCache: @unchecked Sendable {
         let threads = max(1, threads), stride = Int(ck_attention_scratch_floats(Int64(committed), Int64(headDim)))
         if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
         let seen = (window ?? 0) > 0 ? window! : Int.max   // 0 is no window, as in the kernel
+        if isRing(layer) {
+            precondition(seen <= windows[layer], "layer \(layer) keeps a window of \(windows[layer]), attention asked for \(seen)")
+            precondition(positions.prefix(rows).allSatisfy { max(0, $0 - seen + 1) >= offsets[layer] && $0 - offsets[layer] < slots[layer] },
+                         "position outside windowed layer \(layer)'s rows")
+        }
         for p in positions.prefix(rows) { bytesSeen += 2 * rowBytes * min(p + 1, seen) }
-        let k = UnsafePointer(base(layer, values: false)), v = UnsafePointer(base(layer, values: true))
+        let k = UnsafePointer(positionZero(layer, values: false)), v = UnsafePointer(positionZero(layer, values: true))
         withInt64(positions) { pos in
             scratch.withUnsafeMutableBufferPointer { w in
                 var desc = ck_attention_desc(

@@ -24,13 +24,14 @@ final class TokenSequence: @unchecked Sendable {
     var capacity: Int { state.cache.capacity }
 
     /// Keeps the longest common prefix of what is cached and `prompt`, but at least one prompt
-    /// token is left to run so the next token has logits. Returns how many tokens were kept.
+    /// token is left to run so the next token has logits. Returns how many tokens were kept: none
+    /// when a sliding-window layer already dropped positions the prefix's end still needs.
     func reuse(_ prompt: [Int32]) -> Int {
         var common = 0
         while common < min(tokens.count, prompt.count - 1) && tokens[common] == prompt[common] { common += 1 }
-        tokens.removeSubrange(common...)
-        state.cache.truncate(to: common)
-        return common
+        let kept = state.cache.truncate(to: common)
+        tokens.removeSubrange(kept...)
+        return kept
     }
 
     /// Runs `new` after what is cached, a batch at a time, checking for cancellation between

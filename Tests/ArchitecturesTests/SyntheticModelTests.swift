@@ -179,6 +179,45 @@ func naiveForward(_ c: TinyConfig, _ w: TinyWeights, tokens: [Int]) -> [[Double]
         #expect(worst < 5e-3, "\(arch): worst relative difference \(worst)")
     }
 
+    /// Gemma's windowed layers keep only window − 1 + maxBatch rows, sliding many times over 30
+    /// tokens; a rollback that keeps the windows continues exactly, and one past the rows they
+    /// dropped empties the cache (re-run from 0). Every logit against the naive forward.
+    @Test(arguments: [KVCacheFormat.f16, .q8_0])
+    func windowedLayersSlideAndRollBack(_ format: KVCacheFormat) throws {
+        var config = TinyConfig(arch: "gemma3")
+        (config.heads, config.kvHeads, config.headDim, config.window) = (2, 1, 32, 4)
+        let (bytes, weights) = makeTinyModel(config, seed: 9)
+        let model = try loadModel(GGUFFile(contents: bytes))
+        let tokens = (0..<30).map { ($0 * 17 + 5) % config.vocab }
+        let state = model.makeState(contextSize: 40, maxBatch: 4, kvFormat: format)
+        state.threads = 2
+        func worst(_ got: [[Float]], _ expected: [[Double]]) -> Double {
+            var w = 0.0
+            for (g, e) in zip(got, expected) { for (a, b) in zip(g, e) { w = max(w, abs(Double(a) - b) / (1 + abs(b))) } }
+            return w
+        }
+        func run(_ t: ArraySlice<Int>) throws -> [[Float]] {
+            let out = try #require(model.forward(t.map(Int32.init), state: state, logitRows: 0..<t.count))
+            return (0..<t.count).map(out.copyRow)
+        }
+        // fp16 storage bounds the agreement tightly; q8_0's rounding over 30 positions reaches
+        // ~0.06 (the windowed rows are bit-identical to a full cache's: KVCacheWindowTests).
+        let bound = format == .f16 ? 5e-3 : 0.1
+        var got = try run(tokens[0..<10])
+        for i in 10..<30 { got += try run(tokens[i..<i + 1]) }
+        #expect(state.cache.offsets.max()! > 0, "the windowed layers slid")
+        #expect(worst(got, naiveForward(config, weights, tokens: tokens)) < bound)
+        // Back to 28: the windows before it are still held; continue with other tokens.
+        #expect(state.cache.truncate(to: 28) == 28)
+        let other = Array(tokens[0..<28]) + [3, 11, 7]
+        let tail = try run(other[28...])
+        #expect(worst(tail, Array(naiveForward(config, weights, tokens: other)[28...])) < bound)
+        // Back to 6: positions 3...5 left the windowed rows long ago, so nothing is kept.
+        #expect(state.cache.truncate(to: 6) == 0)
+        let again = Array(tokens[0..<6]) + [1, 2]
+        #expect(worst(try run(again[...]), naiveForward(config, weights, tokens: again)) < bound)
+    }
+
     /// The block KV formats against the same naive forward (which keeps K/V exact): the bound is
     /// the format's rounding, far below the O(1) miss of a wrong layout or scale.
     @Test(arguments: [("llama", KVCacheFormat.q8_0, 0.05), ("gemma3", .q8_0, 0.05),
