@@ -57,15 +57,18 @@ import Testing
     }
 
     @Test func ctrlCDuringPrefillStopsPromptly() throws {
-        let prompt = Array(repeating: "the quick brown fox jumps over the lazy dog", count: 400).joined(separator: " ")
+        // ~6,300 tokens: several seconds of prefill on one thread, so Ctrl-C at 4 s lands in it even
+        // on a fast CPU, and after the model load (under 1 s alone; CI runs suites side by side,
+        // and at 2 s a loaded machine once sent it before the handler was in place).
+        let prompt = Array(repeating: "the quick brown fox jumps over the lazy dog", count: 700).joined(separator: " ")
         let start = Date()
-        let r = try runQuanta(["generate", "-m", CraftedModels.smollm, "-p", prompt, "-n", "1", "-t", "1"], interruptAfter: 2)
+        let r = try runQuanta(["generate", "-m", CraftedModels.smollm, "-p", prompt, "-n", "1", "-t", "1", "-c", "8192"], interruptAfter: 4)
         expectOneLineError(r, "interrupted during prefill", status: 130)
         #expect(Date().timeIntervalSince(start) < 30)
         // In chat, Ctrl-C ends the reply (prefill included, through the library's cancellation) and
         // the chat goes on; here stdin then ends, so the chat ends normally.
         let chatStart = Date()
-        let chat = try runQuanta(["chat", "-m", CraftedModels.smollm, "-t", "1"], stdin: prompt + "\n", interruptAfter: 3)
+        let chat = try runQuanta(["chat", "-m", CraftedModels.smollm, "-t", "1", "-c", "8192"], stdin: prompt + "\n", interruptAfter: 4)
         #expect(chat.status == 0, "\(chat.stderr)")
         #expect(chat.stderr.contains("reply interrupted"), "\(chat.stderr)")
         #expect(Date().timeIntervalSince(chatStart) < 30)
