@@ -247,7 +247,7 @@ typedef struct {
     ck_quantize_kernel quantize[CK_ACT_COUNT]; ///< by ck_act_format (F32 unused)
     void (*swiglu)(float *gate, const float *up, int64_t n);
     void (*geglu)(float *gate, const float *up, int64_t n);
-    int simd_rows;                             ///< row ops may use their AVX2 helpers
+    int simd_rows;                             ///< row ops, attention and KV rows may use their AVX2 kernels
 } ck_path_kernels;
 
 /// The kernel table of path p (p must be a valid ck_kernel_path).

@@ -219,9 +219,9 @@ static int wants_split(const ck_attention_desc *d, int nthreads) {
 
 void ck_attention(const ck_attention_desc *d, int nthreads) {
     if (wants_split(d, nthreads) && ck_attention_split_k(d, nthreads)) return;
-    if (d->rows >= CK_TILED_MIN_ROWS && ck_kernel_path_get() != CK_PATH_REF && ck_attention_tiled(d, nthreads)) return;
+    if (d->rows >= CK_TILED_MIN_ROWS && ck_kernels(ck_kernel_path_get())->simd_rows && ck_attention_tiled(d, nthreads)) return;
     job jb = {d, head_ref};
-    if (d->format == CK_KV_F16 && ck_kernel_path_get() != CK_PATH_REF && d->head_dim % 8 == 0) jb.fn = head_f16_avx2;
+    if (d->format == CK_KV_F16 && ck_kernels(ck_kernel_path_get())->simd_rows && d->head_dim % 8 == 0) jb.fn = head_f16_avx2;
     const int64_t pairs = d->rows * d->heads;
     if (nthreads > pairs) nthreads = (int)pairs;
     ck_parallel(run, &jb, nthreads < 1 ? 1 : nthreads);

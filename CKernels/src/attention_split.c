@@ -298,7 +298,7 @@ int ck_attention_split_k(const ck_attention_desc *d, int nthreads) {
     const int64_t longest = (n + units - 1) / units;
     if (d->heads * longest + d->head_dim + partial_floats(d) > d->scratch_stride) return 0;
     split_job sj = {d, first, n, units, longest, range_ref};
-    if (ck_kernel_path_get() != CK_PATH_REF) {
+    if (ck_kernels(ck_kernel_path_get())->simd_rows) {
         switch (d->format) {
         case CK_KV_F16: if (d->head_dim % 8 == 0) sj.fn = range_f16; break;
         case CK_KV_Q8_0: sj.fn = range_q8_0; break;

@@ -56,7 +56,7 @@ void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n) 
     switch (format) {
     case CK_KV_F16: {
         ck_half *h = row;
-        if (ck_kernel_path_get() != CK_PATH_REF) { ck_fp32_to_fp16_row_avx2(x, h, n); break; }
+        if (ck_kernels(ck_kernel_path_get())->simd_rows) { ck_fp32_to_fp16_row_avx2(x, h, n); break; }
         for (int64_t i = 0; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
         break;
     }
