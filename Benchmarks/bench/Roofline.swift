@@ -1,4 +1,5 @@
 import CKernels
+import Foundation
 import GGUF
 
 /// The decode roofline: the tokens/s a decode step would reach if it only had to stream its
@@ -7,18 +8,40 @@ import GGUF
 enum Roofline {
     nonisolated(unsafe) private static var streamRates: [Int: Double] = [:]   // bench is single-threaded here
 
-    /// Median streaming read rate, bytes/s, over a 256 MiB buffer (beyond every cache) on
-    /// `threads` threads; measured once per thread count.
+    /// Median streaming read rate, bytes/s, on `threads` threads; measured once per thread count,
+    /// in a child process (`bench __stream-rate N`) so its buffer does not count in the peak RSS
+    /// reported for the models.
     static func streamBytesPerSecond(threads: Int) -> Double {
         if let rate = streamRates[threads] { return rate }
-        let bytes = 256 << 20
+        let child = Process()
+        let output = Pipe()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = [streamRateSuite, String(threads)]
+        child.standardOutput = output
+        let rate = (try? child.run()).flatMap { _ -> Double? in
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            child.waitUntilExit()
+            return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        } ?? .nan
+        streamRates[threads] = rate
+        return rate
+    }
+
+    /// The hidden suite that measures the streaming read rate for the parent.
+    static let streamRateSuite = "__stream-rate"
+
+    /// `bench __stream-rate N`: prints bytes/s read on N threads from a buffer four times the L3
+    /// (at least 256 MiB, at most 2 GiB), so no cache holds it.
+    static func printStreamRate(_ arguments: [String]) -> Int32 {
+        let threads = arguments.first.flatMap { Int($0) } ?? 1
+        let l3 = max(0, sysconf(Int32(_SC_LEVEL3_CACHE_SIZE)))
+        let bytes = min(2 << 30, max(256 << 20, 4 * l3))
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
         defer { buffer.deallocate() }
         buffer.initializeMemory(as: UInt8.self, repeating: 1, count: bytes)
         let seconds = timeIt(budget: 1) { _ = ck_bench_stream_read(buffer, bytes, Int32(threads)) }
-        let rate = Double(bytes) / seconds
-        streamRates[threads] = rate
-        return rate
+        print(Double(bytes) / seconds)
+        return 0
     }
 
     /// Weight bytes one decode token reads, as stored in the file: every tensor except the token

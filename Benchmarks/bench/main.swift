@@ -15,6 +15,7 @@ case nil: exit(runModelBench(arguments))
 case "kernels": exit(runKernelBench(arguments))
 case "tokenizer": exit(runTokenizerBench(arguments))
 case "dequant": exit(runDequantBench(arguments))
+case Roofline.streamRateSuite: exit(Roofline.printStreamRate(arguments))
 default:
     printError("bench: unknown suite \(suite!) (suites: kernels, tokenizer, dequant; none = model throughput)\n")
     exit(2)
