@@ -30,8 +30,15 @@ _Static_assert(sizeof(ck_block_mxfp4) == 17, "mxfp4 block size");
 /// Element encodings of the MX formats.
 typedef enum { CK_MX_INT8 = 0, CK_MX_E4M3 = 1, CK_MX_E5M2 = 2, CK_MX_E2M1 = 3 } ck_mx_elem;
 
-/// ue8m0 -> fp32: 2^(e-127) (subnormal fp32 for e = 0 and 1 is exact), NaN for 0xFF.
-float ck_e8m0_to_fp32(uint8_t e);
+/// ue8m0 -> fp32: 2^(e-127), NaN for 0xFF. Built from the bits (e << 23 is the normal 2^(e-127)
+/// for e >= 1; e = 0 is the subnormal 2^-127, bit 22), inline because the attention and matmul
+/// loops ask once per 32-element block.
+static inline float ck_e8m0_to_fp32(uint8_t e) {
+    const uint32_t bits = e == CK_E8M0_NAN ? 0x7FC00000u : e ? (uint32_t)e << 23 : 0x00400000u;
+    float f;
+    __builtin_memcpy(&f, &bits, sizeof f);
+    return f;
+}
 /// Element code -> its value without the block scale (INT8 includes the 2^-6). Exact.
 /// E5M2 infinities and NaNs and E4M3 NaN decode to the IEEE values.
 float ck_mx_elem_decode(ck_mx_elem kind, uint8_t code);

@@ -93,112 +93,141 @@ T256 static inline float hsum256(__m256 x) {
 
 T256 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
-/// q · (one head segment) into acc, 32 elements at a time: their dot with q in a short chain of
-/// four FMAs, then added (fp16; hd a multiple of 8) or times unit * scale (block formats; hd a
-/// multiple of 32) into acc. The short chains let the rows of dots8 overlap (one long chain per
-/// row over d measured up to 2x slower at head_dim 256).
-T256 INLINE __m256 seg_dot(ck_kv_format F, const float *q, const uint8_t *seg, int64_t hd, __m256 acc) {
+/// Query heads served per pass over a K row or a V chunk: the G heads sharing a KV head are
+/// taken up to four at a time, so each K row and V chunk is converted once per four heads
+/// (SmolLM2: 3 per KV head, Gemma 3: 4) instead of once per head.
+enum { GMAX = 4 };
+
+/// acc[i] (lanes summing to q_i · k) for the G query heads q + i*hd against one K row segment.
+/// fp16: one FMA per head per eight converted elements. Block formats: a 32-element block's
+/// four FMAs per head in a short chain, then times unit * scale into acc.
+T256 INLINE void row_dots(ck_kv_format F, const float *q, int64_t hd, const uint8_t *seg, int G, __m256 *acc) {
+    for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
     if (F == CK_KV_F16) {
-        for (int64_t d = 0; d < hd; d += 32) {
-            __m256 t = _mm256_mul_ps(_mm256_loadu_ps(q + d), load_half8(seg + 2 * d));
-            for (int64_t e = d + 8; e < d + 32 && e < hd; e += 8) t = _mm256_fmadd_ps(_mm256_loadu_ps(q + e), load_half8(seg + 2 * e), t);
-            acc = _mm256_add_ps(acc, t);
+        for (int64_t d = 0; d < hd; d += 8) {
+            const __m256 k = load_half8(seg + 2 * d);
+            for (int i = 0; i < G; i++) acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + d), k, acc[i]);
         }
-        return acc;
+        return;
     }
-    const int64_t bb = kv_block_bytes(F);
     for (int64_t b = 0; b < hd / 32; b++) {
-        const uint8_t *blk = seg + b * bb;
-        __m256 t = _mm256_mul_ps(_mm256_loadu_ps(q + 32 * b), kv_codes8(F, blk, 0));
-        for (int c = 1; c < 4; c++) t = _mm256_fmadd_ps(_mm256_loadu_ps(q + 32 * b + 8 * c), kv_codes8(F, blk, 8 * c), t);
-        acc = _mm256_fmadd_ps(t, _mm256_set1_ps(kv_unit(F) * kv_block_scale(F, blk)), acc);
+        const uint8_t *blk = seg + b * kv_block_bytes(F);
+        __m256 t[GMAX];
+        for (int i = 0; i < G; i++) t[i] = _mm256_setzero_ps();
+        for (int c = 0; c < 4; c++) {
+            const __m256 k = kv_codes8(F, blk, 8 * c);
+            for (int i = 0; i < G; i++) t[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + 32 * b + 8 * c), k, t[i]);
+        }
+        const __m256 sc = _mm256_set1_ps(kv_unit(F) * kv_block_scale(F, blk));
+        for (int i = 0; i < G; i++) acc[i] = _mm256_fmadd_ps(t[i], sc, acc[i]);
     }
-    return acc;
 }
 
-/// Scores of positions p .. p+7 for one query head from their rows kp + i*row_bytes (already
-/// offset to the KV head): one seg_dot per row, then a hadd tree puts the eight dots in one
-/// register (lane i = p + i).
-T256 INLINE __m256 dots8(ck_kv_format F, const float *q, const uint8_t *kp, int64_t row_bytes, int64_t hd) {
-    __m256 acc[8];
-    for (int i = 0; i < 8; i++) acc[i] = seg_dot(F, q, kp + i * row_bytes, hd, _mm256_setzero_ps());
-    const __m256 h0 = _mm256_hadd_ps(acc[0], acc[1]), h1 = _mm256_hadd_ps(acc[2], acc[3]);
-    const __m256 h2 = _mm256_hadd_ps(acc[4], acc[5]), h3 = _mm256_hadd_ps(acc[6], acc[7]);
+/// Lane i of the result = the horizontal sum of a[i] (a hadd tree over eight vectors).
+T256 INLINE __m256 hsum8(const __m256 *a) {
+    const __m256 h0 = _mm256_hadd_ps(a[0], a[1]), h1 = _mm256_hadd_ps(a[2], a[3]);
+    const __m256 h2 = _mm256_hadd_ps(a[4], a[5]), h3 = _mm256_hadd_ps(a[6], a[7]);
     const __m256 u0 = _mm256_hadd_ps(h0, h1), u1 = _mm256_hadd_ps(h2, h3);
     return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
-/// The score of one position (the tail after the blocks of 8).
-T256 INLINE float dot1(ck_kv_format F, const float *q, const uint8_t *kp, int64_t hd) {
-    return hsum256(seg_dot(F, q, kp, hd, _mm256_setzero_ps()));
-}
-
-/// Positions per V block: 16 rows (8 KiB for 2 KV heads of 128 in fp16) stay in L1 while every
-/// query head and every 64-dim chunk passes over them.
-enum { VB = 16, VCHUNK = 64 };
-
-/// acc[0 .. n8) += sum_p w[p] * V[p][dims of the chunk] over bn rows from vc (the chunk's first
-/// element of the first row). Block formats: the chunk is n8 / 4 whole blocks; w[p] * unit *
-/// scale is one broadcast per block and row.
-T256 INLINE void v_chunk(ck_kv_format F, const float *w, const uint8_t *vc, int64_t row_bytes, int64_t bn, int n8, __m256 *acc) {
-    for (int64_t p = 0; p < bn; p++) {
-        const uint8_t *row = vc + p * row_bytes;
-        if (F == CK_KV_F16) {
-            const __m256 wp = _mm256_set1_ps(w[p]);
-            for (int i = 0; i < n8; i++) acc[i] = _mm256_fmadd_ps(wp, load_half8(row + 16 * i), acc[i]);
-        } else {
-            for (int b = 0; b < n8 / 4; b++) {
-                const uint8_t *blk = row + b * kv_block_bytes(F);
-                const __m256 ws = _mm256_set1_ps(w[p] * (kv_unit(F) * kv_block_scale(F, blk)));
-                for (int c = 0; c < 4; c++) acc[4 * b + c] = _mm256_fmadd_ps(ws, kv_codes8(F, blk, 8 * c), acc[4 * b + c]);
-            }
+/// Scores s[i*len + p] of G query heads (q + i*hd) for the rows p of [p0, p1) of one KV head
+/// (kg: its segment in the range's first row): whole groups of eight rows reduced by one hsum8
+/// per head, the rest one horizontal sum per row and head.
+T256 INLINE void score_rows(ck_kv_format F, const float *q, int64_t hd, const uint8_t *kg, int64_t row_bytes,
+                            int64_t p0, int64_t p1, int G, float *s, int64_t len) {
+    int64_t p = p0;
+    for (; p + 8 <= p1; p += 8) {
+        __m256 acc[GMAX][8];
+        for (int r = 0; r < 8; r++) {
+            __m256 a[GMAX];
+            row_dots(F, q, hd, kg + (p + r) * row_bytes, G, a);
+            for (int i = 0; i < G; i++) acc[i][r] = a[i];
         }
+        for (int i = 0; i < G; i++) _mm256_storeu_ps(s + i * len + p, hsum8(acc[i]));
+    }
+    for (; p < p1; p++) {
+        __m256 a[GMAX];
+        row_dots(F, q, hd, kg + p * row_bytes, G, a);
+        for (int i = 0; i < G; i++) s[i * len + p] = hsum256(a[i]);
     }
 }
+
+/// o_i[0 .. 8*NV) += sum_{p in [p0, p1)} w_i[p] * V_p[chunk] for the G heads (w_i = w + i*len,
+/// o_i = o + i*hd) over one chunk of 8*NV dims (NV 1 or 2) starting at dim d0 of one KV head
+/// (vg: its segment in the range's first row). The 2*G accumulators stay in registers over
+/// the rows; each row's chunk is converted once for all G heads. Block formats (NV = 2, d0 a
+/// multiple of 16): the chunk is half a block, its codes times unit * scale once for all heads.
+T256 INLINE void v_rows(ck_kv_format F, const float *w, int64_t len, const uint8_t *vg, int64_t row_bytes, int64_t d0,
+                        int64_t p0, int64_t p1, int G, int NV, float *o, int64_t hd) {
+    __m256 acc[GMAX][2];
+    for (int i = 0; i < G; i++)
+        for (int c = 0; c < NV; c++) acc[i][c] = _mm256_loadu_ps(o + i * hd + d0 + 8 * c);
+    for (int64_t p = p0; p < p1; p++) {
+        const uint8_t *row = vg + p * row_bytes;
+        __m256 v[2];
+        if (F == CK_KV_F16) {
+            for (int c = 0; c < NV; c++) v[c] = load_half8(row + 2 * d0 + 16 * c);
+        } else {
+            const uint8_t *blk = row + d0 / 32 * kv_block_bytes(F);
+            const __m256 sc = _mm256_set1_ps(kv_unit(F) * kv_block_scale(F, blk));
+            for (int c = 0; c < NV; c++) v[c] = _mm256_mul_ps(kv_codes8(F, blk, (int)(d0 % 32) + 8 * c), sc);
+        }
+        for (int i = 0; i < G; i++) {
+            const __m256 wp = _mm256_broadcast_ss(w + i * len + p);
+            for (int c = 0; c < NV; c++) acc[i][c] = _mm256_fmadd_ps(wp, v[c], acc[i][c]);
+        }
+    }
+    for (int i = 0; i < G; i++)
+        for (int c = 0; c < NV; c++) _mm256_storeu_ps(o + i * hd + d0 + 8 * c, acc[i][c]);
+}
+
+/// Positions per block: a block's K and V rows (12 KiB at SmolLM2's 384-byte rows) are read from
+/// memory once and from L1 by the other KV heads' passes.
+enum { PB = 32 };
+
+/// score_rows and v_rows with G a constant (1 .. GMAX), so their head loops unroll into registers.
+#define FOR_G(G, CALL) switch (G) { case 1: { const int g_ = 1; CALL; } break; case 2: { const int g_ = 2; CALL; } break; \
+                                    case 3: { const int g_ = 3; CALL; } break; default: { const int g_ = 4; CALL; } break; }
 
 /// The AVX2 unit for cache format F (a constant in each instantiation below).
 T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
-    const int64_t hd = j->hd, len = j->len, H = j->heads;
-    // Scores: each block of 8 K rows comes from memory once, then from L1 for the other heads.
-    __m256 vmax[64];
-    const int64_t gv = H < 64 ? H : 64;   // heads with a vector running max (the rest: scalar)
-    for (int64_t h = 0; h < gv; h++) vmax[h] = _mm256_set1_ps(-INFINITY);
-    int64_t p0 = 0;
-    for (; p0 + 8 <= len; p0 += 8) {
-        for (int64_t h = 0; h < H; h++) {
-            const __m256 s8 = dots8(F, j->q + h * hd, j->k + p0 * j->row_bytes + (h / j->group) * j->head_bytes, j->row_bytes, hd);
-            _mm256_storeu_ps(j->s + h * len + p0, s8);
-            if (h < gv) vmax[h] = _mm256_max_ps(vmax[h], s8);
-        }
+    const int64_t hd = j->hd, len = j->len, H = j->heads, group = j->group, row_bytes = j->row_bytes;
+    const int64_t kv_heads = H / group;
+    float *const s = j->s;
+    // Scores, a block of rows at a time, every KV head and its query heads GMAX at a time.
+    for (int64_t b0 = 0; b0 < len; b0 += PB) {
+        const int64_t b1 = len - b0 < PB ? len : b0 + PB;
+        for (int64_t g = 0; g < kv_heads; g++)
+            for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
+                const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
+                FOR_G(G, score_rows(F, j->q + h * hd, hd, j->k + g * j->head_bytes, row_bytes, b0, b1, g_, s + h * len, len))
+            }
     }
+    // Per head: max, weights e^(s - m) in place (whole groups of 8, the tail through a padded
+    // copy) and their sum; the partial output starts at zero.
     for (int64_t h = 0; h < H; h++) {
-        float mx = -INFINITY, *s = j->s + h * len;
-        if (h < gv) {
-            float lanes[8];
-            _mm256_storeu_ps(lanes, vmax[h]);
-            for (int i = 0; i < 8; i++) mx = lanes[i] > mx ? lanes[i] : mx;
-        } else {
-            for (int64_t p = 0; p < p0; p++) mx = s[p] > mx ? s[p] : mx;
-        }
-        for (int64_t p = p0; p < len; p++) {
-            s[p] = dot1(F, j->q + h * hd, j->k + p * j->row_bytes + (h / j->group) * j->head_bytes, hd);
-            mx = s[p] > mx ? s[p] : mx;
-        }
-        // Weights e^(s - m) in place (whole groups of 8, the tail through a padded copy).
+        float *sh = s + h * len;
+        __m256 vmax = _mm256_set1_ps(-INFINITY);
+        int64_t p = 0;
+        for (; p + 8 <= len; p += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(sh + p));
+        float lanes[8], mx = -INFINITY;
+        _mm256_storeu_ps(lanes, vmax);
+        for (int i = 0; i < 8; i++) mx = lanes[i] > mx ? lanes[i] : mx;
+        for (; p < len; p++) mx = sh[p] > mx ? sh[p] : mx;
         const __m256 mv = _mm256_set1_ps(mx);
         __m256 sum = _mm256_setzero_ps();
-        int64_t p = 0;
-        for (; p + 8 <= len; p += 8) {
-            const __m256 e = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p), mv));
-            _mm256_storeu_ps(s + p, e);
+        for (p = 0; p + 8 <= len; p += 8) {
+            const __m256 e = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(sh + p), mv));
+            _mm256_storeu_ps(sh + p, e);
             sum = _mm256_add_ps(sum, e);
         }
         if (p < len) {
             float tail[8] = {0};
             const int left = (int)(len - p);
-            for (int i = 0; i < left; i++) tail[i] = s[p + i];
+            for (int i = 0; i < left; i++) tail[i] = sh[p + i];
             _mm256_storeu_ps(tail, ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(tail), mv)));
-            for (int i = 0; i < left; i++) s[p + i] = tail[i];
+            for (int i = 0; i < left; i++) sh[p + i] = tail[i];
             for (int i = left; i < 8; i++) tail[i] = 0;
             sum = _mm256_add_ps(sum, _mm256_loadu_ps(tail));
         }
@@ -206,29 +235,17 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
         j->l[h] = hsum256(sum);
         for (int64_t d = 0; d < hd; d += 8) _mm256_storeu_ps(j->o + h * hd + d, _mm256_setzero_ps());
     }
-    // Weighted V: blocks of VB positions (from memory once, from L1 for the other heads); per
-    // head and 64-dim chunk the accumulators live in registers across the block and in the
-    // partial slot between blocks. (Decoding the block to fp32 once for all heads measured
-    // slower: the extra stores cost more than the conversions they save.)
-    for (int64_t b0 = 0; b0 < len; b0 += VB) {
-        const int64_t bn = len - b0 < VB ? len - b0 : VB;
-        for (int64_t h = 0; h < H; h++) {
-            const float *w = j->s + h * len + b0;
-            for (int64_t d0 = 0; d0 < hd; d0 += VCHUNK) {
-                const int n8 = (int)((hd - d0 < VCHUNK ? hd - d0 : VCHUNK) / 8);
-                float *o = j->o + h * hd + d0;
-                // Chunk start inside the row: fp16 2 bytes an element, block formats d0 / 32 blocks.
-                const int64_t at = F == CK_KV_F16 ? 2 * d0 : d0 / 32 * kv_block_bytes(F);
-                const uint8_t *vc = j->v + b0 * j->row_bytes + (h / j->group) * j->head_bytes + at;
-                __m256 acc[VCHUNK / 8];
-                if (n8 == VCHUNK / 8) {
-                    for (int i = 0; i < VCHUNK / 8; i++) acc[i] = _mm256_loadu_ps(o + 8 * i);
-                    v_chunk(F, w, vc, j->row_bytes, bn, VCHUNK / 8, acc);
-                    for (int i = 0; i < VCHUNK / 8; i++) _mm256_storeu_ps(o + 8 * i, acc[i]);
-                } else {
-                    for (int i = 0; i < n8; i++) acc[i] = _mm256_loadu_ps(o + 8 * i);
-                    v_chunk(F, w, vc, j->row_bytes, bn, n8, acc);
-                    for (int i = 0; i < n8; i++) _mm256_storeu_ps(o + 8 * i, acc[i]);
+    // Weighted V, a block of rows at a time: per KV head, 16-dim chunk (8 at the fp16 tail) and
+    // GMAX query heads, the accumulators in registers over the block's rows.
+    for (int64_t b0 = 0; b0 < len; b0 += PB) {
+        const int64_t b1 = len - b0 < PB ? len : b0 + PB;
+        for (int64_t g = 0; g < kv_heads; g++) {
+            const uint8_t *vg = j->v + g * j->head_bytes;
+            for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
+                const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
+                for (int64_t d0 = 0; d0 < hd; d0 += 16) {
+                    if (hd - d0 >= 16) { FOR_G(G, v_rows(F, s + h * len, len, vg, row_bytes, d0, b0, b1, g_, 2, j->o + h * hd, hd)) }
+                    else { FOR_G(G, v_rows(F, s + h * len, len, vg, row_bytes, d0, b0, b1, g_, 1, j->o + h * hd, hd)) }
                 }
             }
         }

@@ -30,11 +30,6 @@ int ck_mx_elem_emax(ck_mx_elem kind) {
     return 0;
 }
 
-float ck_e8m0_to_fp32(uint8_t e) {
-    if (e == CK_E8M0_NAN) return NAN;
-    return ldexpf(1.0f, (int)e - 127);
-}
-
 float ck_mx_elem_decode(ck_mx_elem kind, uint8_t code) {
     if (kind == CK_MX_INT8) return ldexpf((float)(int8_t)code, -6);
     const int ebits = kind == CK_MX_E4M3 ? 4 : kind == CK_MX_E5M2 ? 5 : 2;
