@@ -104,10 +104,22 @@ enum { GMAX = 4 };
 T256 INLINE void row_dots(ck_kv_format F, const float *q, int64_t hd, const uint8_t *seg, int G, __m256 *acc) {
     for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
     if (F == CK_KV_F16) {
-        for (int64_t d = 0; d < hd; d += 8) {
-            const __m256 k = load_half8(seg + 2 * d);
-            for (int i = 0; i < G; i++) acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + d), k, acc[i]);
+        // Two chains per head (even and odd groups of eight) halve the FMA latency per row.
+        __m256 odd[GMAX];
+        for (int i = 0; i < G; i++) odd[i] = _mm256_setzero_ps();
+        int64_t d = 0;
+        for (; d + 16 <= hd; d += 16) {
+            const __m256 k0 = load_half8(seg + 2 * d), k1 = load_half8(seg + 2 * d + 16);
+            for (int i = 0; i < G; i++) {
+                acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + d), k0, acc[i]);
+                odd[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + d + 8), k1, odd[i]);
+            }
         }
+        if (d < hd) {
+            const __m256 k0 = load_half8(seg + 2 * d);
+            for (int i = 0; i < G; i++) acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + d), k0, acc[i]);
+        }
+        for (int i = 0; i < G; i++) acc[i] = _mm256_add_ps(acc[i], odd[i]);
         return;
     }
     for (int64_t b = 0; b < hd / 32; b++) {
@@ -153,6 +165,24 @@ T256 INLINE void score_rows(ck_kv_format F, const float *q, int64_t hd, const ui
     }
 }
 
+/// acc[i][c] += w_i[p] * (row p's chunk vector c) for the G heads: the chunk of NV vectors at
+/// dim d0 of one KV head's segment `seg` of row p, converted once for all heads.
+T256 INLINE void v_row(ck_kv_format F, const float *w, int64_t len, const uint8_t *seg, int64_t d0, int64_t p,
+                       int G, int NV, __m256 acc[][2]) {
+    __m256 v[2];
+    if (F == CK_KV_F16) {
+        for (int c = 0; c < NV; c++) v[c] = load_half8(seg + 2 * d0 + 16 * c);
+    } else {
+        const uint8_t *blk = seg + d0 / 32 * kv_block_bytes(F);
+        const __m256 sc = _mm256_set1_ps(kv_unit(F) * kv_block_scale(F, blk));
+        for (int c = 0; c < NV; c++) v[c] = _mm256_mul_ps(kv_codes8(F, blk, (int)(d0 % 32) + 8 * c), sc);
+    }
+    for (int i = 0; i < G; i++) {
+        const __m256 wp = _mm256_broadcast_ss(w + i * len + p);
+        for (int c = 0; c < NV; c++) acc[i][c] = _mm256_fmadd_ps(wp, v[c], acc[i][c]);
+    }
+}
+
 /// o_i[0 .. 8*NV) += sum_{p in [p0, p1)} w_i[p] * V_p[chunk] for the G heads (w_i = w + i*len,
 /// o_i = o + i*hd) over one chunk of 8*NV dims (NV 1 or 2) starting at dim d0 of one KV head
 /// (vg: its segment in the range's first row). The 2*G accumulators stay in registers over
@@ -160,31 +190,39 @@ T256 INLINE void score_rows(ck_kv_format F, const float *q, int64_t hd, const ui
 /// multiple of 16): the chunk is half a block, its codes times unit * scale once for all heads.
 T256 INLINE void v_rows(ck_kv_format F, const float *w, int64_t len, const uint8_t *vg, int64_t row_bytes, int64_t d0,
                         int64_t p0, int64_t p1, int G, int NV, float *o, int64_t hd) {
-    __m256 acc[GMAX][2];
+    // Two accumulator sets (even and odd rows) so consecutive rows' FMAs do not wait on each
+    // other's latency; added at the end.
+    __m256 acc[2][GMAX][2];
     for (int i = 0; i < G; i++)
-        for (int c = 0; c < NV; c++) acc[i][c] = _mm256_loadu_ps(o + i * hd + d0 + 8 * c);
-    for (int64_t p = p0; p < p1; p++) {
-        const uint8_t *row = vg + p * row_bytes;
-        __m256 v[2];
-        if (F == CK_KV_F16) {
-            for (int c = 0; c < NV; c++) v[c] = load_half8(row + 2 * d0 + 16 * c);
-        } else {
-            const uint8_t *blk = row + d0 / 32 * kv_block_bytes(F);
-            const __m256 sc = _mm256_set1_ps(kv_unit(F) * kv_block_scale(F, blk));
-            for (int c = 0; c < NV; c++) v[c] = _mm256_mul_ps(kv_codes8(F, blk, (int)(d0 % 32) + 8 * c), sc);
+        for (int c = 0; c < NV; c++) {
+            acc[0][i][c] = _mm256_loadu_ps(o + i * hd + d0 + 8 * c);
+            acc[1][i][c] = _mm256_setzero_ps();
         }
-        for (int i = 0; i < G; i++) {
-            const __m256 wp = _mm256_broadcast_ss(w + i * len + p);
-            for (int c = 0; c < NV; c++) acc[i][c] = _mm256_fmadd_ps(wp, v[c], acc[i][c]);
-        }
-    }
+    int64_t p = p0;
+    for (; p + 2 <= p1; p += 2)
+        for (int r = 0; r < 2; r++) v_row(F, w, len, vg + (p + r) * row_bytes, d0, p + r, G, NV, acc[r]);
+    if (p < p1) v_row(F, w, len, vg + p * row_bytes, d0, p, G, NV, acc[0]);
     for (int i = 0; i < G; i++)
-        for (int c = 0; c < NV; c++) _mm256_storeu_ps(o + i * hd + d0 + 8 * c, acc[i][c]);
+        for (int c = 0; c < NV; c++) _mm256_storeu_ps(o + i * hd + d0 + 8 * c, _mm256_add_ps(acc[0][i][c], acc[1][i][c]));
 }
 
 /// Positions per block: a block's K and V rows (12 KiB at SmolLM2's 384-byte rows) are read from
 /// memory once and from L1 by the other KV heads' passes.
 enum { PB = 32 };
+
+/// Blocks ahead whose rows are prefetched: a block's rows are contiguous bytes, but the passes
+/// read them KV head by KV head (stride row_bytes), which the hardware prefetchers do not follow
+/// far enough; without it the 2-thread decode at depth 4096 streamed K and V at a third of the
+/// machine's read rate.
+enum { PREFETCH_ROWS = 64 };
+
+/// Prefetches rows [p0, min(p1, len)) of `base` into L1.
+T256 INLINE void prefetch_rows(const uint8_t *base, int64_t row_bytes, int64_t p0, int64_t p1, int64_t len) {
+    if (p1 > len) p1 = len;
+    if (p0 >= p1) return;
+    const uint8_t *a = base + p0 * row_bytes, *e = base + p1 * row_bytes;
+    for (; a < e; a += 64) _mm_prefetch((const char *)a, _MM_HINT_T0);
+}
 
 /// score_rows and v_rows with G a constant (1 .. GMAX), so their head loops unroll into registers.
 #define FOR_G(G, CALL) switch (G) { case 1: { const int g_ = 1; CALL; } break; case 2: { const int g_ = 2; CALL; } break; \
@@ -196,8 +234,9 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
     const int64_t kv_heads = H / group;
     float *const s = j->s;
     // Scores, a block of rows at a time, every KV head and its query heads GMAX at a time.
-    for (int64_t b0 = 0; b0 < len; b0 += PB) {
-        const int64_t b1 = len - b0 < PB ? len : b0 + PB;
+    for (int64_t b0 = 0; b0 < len; b0 += 8) {
+        const int64_t b1 = len - b0 < 8 ? len : b0 + 8;
+        prefetch_rows(j->k, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + 8, len);
         for (int64_t g = 0; g < kv_heads; g++)
             for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
                 const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
@@ -239,6 +278,7 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
     // GMAX query heads, the accumulators in registers over the block's rows.
     for (int64_t b0 = 0; b0 < len; b0 += PB) {
         const int64_t b1 = len - b0 < PB ? len : b0 + PB;
+        prefetch_rows(j->v, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + PB, len);
         for (int64_t g = 0; g < kv_heads; g++) {
             const uint8_t *vg = j->v + g * j->head_bytes;
             for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
