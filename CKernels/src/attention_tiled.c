@@ -82,7 +82,7 @@ T256 INLINE void score_tile(const float *kc, const float *qt, float *s, int64_t 
 /// O[lanes i..i+NQ)[dims c..c+8*NC) += sum_p W[p][lane] * Vc[p][dims] over n positions.
 T256 INLINE void value_tile(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c,
                             const int NQ, const int NC) {
-    __m256 acc[4][2];
+    __m256 acc[6][2];
     for (int a = 0; a < NQ; a++)
         for (int u = 0; u < NC; u++) acc[a][u] = _mm256_loadu_ps(o + (i + a) * hd + c + 8 * u);
     for (int64_t p = 0; p < n; p++) {
@@ -101,8 +101,16 @@ T256 static void score_6x2(const float *k, const float *q, float *s, int64_t hd,
 T256 static void score_6x1(const float *k, const float *q, float *s, int64_t hd, int v) { score_tile(k, q, s, hd, v, 6, 1); }
 T256 static void score_1x2(const float *k, const float *q, float *s, int64_t hd, int v) { score_tile(k, q, s, hd, v, 1, 2); }
 T256 static void score_1x1(const float *k, const float *q, float *s, int64_t hd, int v) { score_tile(k, q, s, hd, v, 1, 1); }
-T256 static void value_4x2(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c) { value_tile(vc, w, o, n, hd, i, c, 4, 2); }
-T256 static void value_4x1(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c) { value_tile(vc, w, o, n, hd, i, c, 4, 1); }
+T256 static void value_6x2(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c) { value_tile(vc, w, o, n, hd, i, c, 6, 2); }
+T256 static void value_6x1(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c) { value_tile(vc, w, o, n, hd, i, c, 6, 1); }
+T256 static void value_2x2(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c) { value_tile(vc, w, o, n, hd, i, c, 2, 2); }
+T256 static void value_2x1(const float *vc, const float *w, float *o, int64_t n, int64_t hd, int i, int64_t c) { value_tile(vc, w, o, n, hd, i, c, 2, 1); }
+
+/// All-ones in the lanes that do not see position p (p < first or p > last).
+T256 INLINE __m256 hidden(__m256i first, __m256i last, int64_t p) {
+    const __m256i pv = _mm256_set1_epi32((int32_t)p);
+    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_cmpgt_epi32(first, pv), _mm256_cmpgt_epi32(pv, last)));
+}
 
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1.
 T256 static void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *scratch) {
@@ -143,7 +151,14 @@ T256 static void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         }
     }
 
-    // Softmax per lane over its visible positions; masked weights are exactly 0.
+    // Softmax per lane over its visible positions; masked weights are exactly 0. Positions
+    // [all_from, all_to] are visible to every lane (at depth, nearly all of them) and skip the
+    // mask.
+    int64_t all_from = pmin, all_to = pmax;
+    for (int64_t i = 0; i < nv * 8; i++) {
+        all_from = first[i] > all_from ? first[i] : all_from;
+        all_to = last[i] < all_to ? last[i] : all_to;
+    }
     float inv[QL];
     for (int64_t v = 0; v < nv; v++) {
         const __m256i fv = _mm256_loadu_si256((const __m256i *)(first + 8 * v));
@@ -151,15 +166,14 @@ T256 static void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         const __m256 ninf = _mm256_set1_ps(-INFINITY);
         __m256 mx = ninf;
         for (int64_t p = 0; p < npos; p++) {
-            const __m256i pv = _mm256_set1_epi32((int32_t)(pmin + p));
-            const __m256 out = _mm256_castsi256_ps(_mm256_or_si256(_mm256_cmpgt_epi32(fv, pv), _mm256_cmpgt_epi32(pv, lv)));
-            mx = _mm256_max_ps(mx, _mm256_blendv_ps(_mm256_loadu_ps(s + p * QL + 8 * v), ninf, out));
+            __m256 sp = _mm256_loadu_ps(s + p * QL + 8 * v);
+            if (pmin + p < all_from || pmin + p > all_to) sp = _mm256_blendv_ps(sp, ninf, hidden(fv, lv, pmin + p));
+            mx = _mm256_max_ps(mx, sp);
         }
         __m256 sum = _mm256_setzero_ps();
         for (int64_t p = 0; p < npos; p++) {
-            const __m256i pv = _mm256_set1_epi32((int32_t)(pmin + p));
-            const __m256 out = _mm256_castsi256_ps(_mm256_or_si256(_mm256_cmpgt_epi32(fv, pv), _mm256_cmpgt_epi32(pv, lv)));
-            const __m256 w = _mm256_andnot_ps(out, ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), mx)));
+            __m256 w = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), mx));
+            if (pmin + p < all_from || pmin + p > all_to) w = _mm256_andnot_ps(hidden(fv, lv, pmin + p), w);
             _mm256_storeu_ps(s + p * QL + 8 * v, w);
             sum = _mm256_add_ps(sum, w);
         }
@@ -172,10 +186,18 @@ T256 static void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
     for (int64_t c0 = 0; c0 < npos; c0 += CP) {
         const int64_t cn = npos - c0 < CP ? npos - c0 : CP;
         decode_rows(d, vbase, pmin + c0, cn, kv);
-        for (int i = 0; i < nl; i += 4) {
+        // Six lanes per tile (12 accumulators: 8 loads per 12 FMAs), the rest (nl is a multiple
+        // of 8) two at a time.
+        int i = 0;
+        for (; i + 6 <= nl; i += 6) {
             int64_t c = 0;
-            for (; c + 16 <= hd; c += 16) value_4x2(kv, s + c0 * QL, o, cn, hd, i, c);
-            if (c < hd) value_4x1(kv, s + c0 * QL, o, cn, hd, i, c);
+            for (; c + 16 <= hd; c += 16) value_6x2(kv, s + c0 * QL, o, cn, hd, i, c);
+            if (c < hd) value_6x1(kv, s + c0 * QL, o, cn, hd, i, c);
+        }
+        for (; i < nl; i += 2) {
+            int64_t c = 0;
+            for (; c + 16 <= hd; c += 16) value_2x2(kv, s + c0 * QL, o, cn, hd, i, c);
+            if (c < hd) value_2x1(kv, s + c0 * QL, o, cn, hd, i, c);
         }
     }
     for (int64_t i = 0; i < nq; i++) {
