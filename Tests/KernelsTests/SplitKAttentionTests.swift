@@ -27,11 +27,14 @@ import Testing
         Case(heads: 8, kvHeads: 1, headDim: 16, position: 1, window: 0),
         Case(heads: 12, kvHeads: 4, headDim: 17, position: 0, window: 0),       // a single position
         Case(heads: 9, kvHeads: 3, headDim: 64, position: 19, window: 0),       // 8-position blocks + tail
+        Case(heads: 12, kvHeads: 2, headDim: 64, position: 777, window: 0),     // GQA 6: heads 4 + 2 per pass
+        Case(heads: 14, kvHeads: 2, headDim: 24, position: 50, window: 0),      // GQA 7, 8-dim V tail only
         // Block formats (AVX2: codes converted 8 at a time, one scale per 32-element block).
         Case(heads: 9, kvHeads: 3, headDim: 64, position: 3000, window: 0, format: CK_KV_Q8_0),
         Case(heads: 4, kvHeads: 1, headDim: 256, position: 2100, window: 512, format: CK_KV_Q8_0),
         Case(heads: 6, kvHeads: 2, headDim: 96, position: 300, window: 0, format: CK_KV_Q8_0),    // 32-dim V chunk tail
         Case(heads: 8, kvHeads: 1, headDim: 32, position: 5, window: 0, format: CK_KV_Q8_0),      // scores tail only
+        Case(heads: 10, kvHeads: 2, headDim: 64, position: 333, window: 40, format: CK_KV_Q8_0),  // GQA 5: 4 + 1
         Case(heads: 9, kvHeads: 3, headDim: 64, position: 1000, window: 0, format: CK_KV_MXFP8_E4M3),
         Case(heads: 4, kvHeads: 1, headDim: 256, position: 600, window: 100, format: CK_KV_MXFP8_E4M3),
     ]
