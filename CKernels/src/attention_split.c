@@ -16,12 +16,12 @@
 // which unit, so a result is bitwise the same on every run with the same thread count.
 //
 // Two paths with the same structure: scalar C over rows decoded by ck_kv_load_row (the
-// reference, any head_dim) and AVX2/F16C (vector exp, eight-position score blocks, V in blocks
-// of positions so each row is read from memory once and from L1 by the other heads), one
-// instantiation per format: fp16 (head_dim a multiple of 8) converts 8 halves at a time; q8_0
-// and MXFP8 convert 8 codes at a time and apply each 32-element block's scale once per block
-// (after the block's four FMAs for a score, folded into the weight for V), so the block formats
-// read half the bytes for about the same arithmetic.
+// reference, any head_dim) and AVX2/F16C, one instantiation per format (fp16 with head_dim a
+// multiple of 8; q8_0 and MXFP8, whose blocks of 32 carry one scale each). The AVX2 path walks
+// K eight rows at a time and V in 8-row blocks, every KV head of a row in turn, and converts
+// each K row segment or V chunk once for up to four of the query heads that share it (the
+// conversion, not the FMAs, was the cost when each head converted its own); block scales are
+// applied once per block and head for a score and folded into the converted codes for V.
 #include <math.h>
 #include <immintrin.h>
 #include "ck_ops.h"
