@@ -208,13 +208,13 @@ T256 INLINE void v_rows(ck_kv_format F, const float *w, int64_t len, const uint8
 
 /// V rows per block (3 KiB at SmolLM2's 384-byte rows): read from memory once and from L1 by the
 /// other KV heads' and chunks' passes; the accumulators go through the partial slot between
-/// blocks. 8 measured faster than 16 or 32 with the fp16 cache at depth 4096 (smaller prefetch
-/// bursts, one block per prefetch distance step).
+/// blocks. 8 measured faster than 16 or 32 in a decode microbenchmark (fp16 cache, depth 4096);
+/// the whole model moved within the machine's noise.
 enum { PB = 8 };
 
-/// Blocks ahead whose rows are prefetched: a block's rows are contiguous bytes, but the passes
-/// read them KV head by KV head (stride row_bytes), which the hardware prefetchers do not follow
-/// far enough; without it the 2-thread decode at depth 4096 streamed K and V at a third of the
+/// Rows ahead that the K and V passes prefetch: a block's rows are contiguous bytes, but the
+/// passes read them KV head by KV head (stride row_bytes), which the hardware prefetchers do not
+/// follow far enough; without it the 2-thread decode at depth 4096 streamed K and V at a third of the
 /// machine's read rate.
 enum { PREFETCH_ROWS = 64 };
 
