@@ -16,7 +16,8 @@ T256 INLINE __m256 decode8_scaled(const uint8_t *codes, const int E4M3) {
 #define TARGET T256
 #define VEC __m256
 #define LANES 8
-#define ROWS 8
+#define ROWS 4
+#define PASS_UNITS 2
 #define V_ZERO() _mm256_setzero_ps()
 #define V_SET1(f) _mm256_set1_ps(f)
 #define V_MUL(a, b) _mm256_mul_ps(a, b)

@@ -34,7 +34,8 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_scaled(const u
 #define TARGET T512
 #define VEC __m512
 #define LANES 16
-#define ROWS 16
+#define ROWS 8
+#define PASS_UNITS 2
 #define V_ZERO() _mm512_setzero_ps()
 #define V_SET1(f) _mm512_set1_ps(f)
 #define V_MUL(a, b) _mm512_mul_ps(a, b)

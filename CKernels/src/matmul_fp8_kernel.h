@@ -4,7 +4,9 @@
 //   VEC, LANES      the fp32 vector type and its lanes (8 or 16)
 //   V_ZERO() V_SET1(f) V_MUL(a, b) V_FMA(a, b, c) V_LOADU(p) V_STOREU(p, v)
 //   V_DECODE_SCALED(codes, E4M3)   LANES codes -> fp32 values, E4M3 ones times 2^-8 (exact)
-//   ROWS            activation rows of the largest prefill tile (registers: 2 x ROWS vectors)
+//   ROWS            activation rows of the largest prefill tile
+//   PASS_UNITS      units per prefill tile (registers: ROWS x PASS_UNITS chains, PASS_UNITS
+//                   weights and one broadcast)
 //   KERNEL          the entry point's name
 //
 // Layout (ck_matmul.h): qs = [group][block][32][16] codes, dw = [group][block][16] fp32 scales.
@@ -13,10 +15,18 @@
 // i = 0..31, then acc = fma(scale, p, acc) — the reference's sequence, so every output is
 // bit-identical to it.
 //
-// Tiles: decode (M = 1) keeps 4 units in flight, four independent chains per activation;
-// prefill runs up to ROWS activation rows per unit, so each decoded weight register feeds that
-// many FMAs. The prefill_units driver (prefill_units.c) hands out row and column ranges.
+// Decode (M = 1) keeps 4 units in flight, four independent chains per activation. Prefill
+// decodes a block of PASS_UNITS units once per pass of up to FP8_PASS_ROWS activation rows into
+// an L1 buffer, then runs tiles of up to ROWS rows x PASS_UNITS units over it (loads, broadcasts
+// and FMAs only): the code -> fp32 conversion, which bounds decode, is spread over the pass, and
+// each broadcast activation feeds PASS_UNITS FMAs. (On Zen 3, 2 units x 4 rows beat 1 x 8, which
+// spent a broadcast per FMA, and 3 x 4, which ran out of registers.) The prefill_units driver
+// (prefill_units.c) hands out row and column ranges.
 #include "matmul_fp8_common.h"
+
+/// Activation rows per prefill pass: each block's codes are decoded once per pass (the
+/// prefill_units driver hands out 32 rows at a time).
+enum { FP8_PASS_ROWS = 32 };
 
 #ifndef INLINE
 #define INLINE static inline __attribute__((always_inline))
@@ -72,25 +82,26 @@ TARGET INLINE void fp8_decode_tile(const ck_matmul_desc *d, const ck_weights *w,
     UNROLL for (int u = 0; u < U; u++) fp8_store(d, out + (u0 + u) * LANES, acc[u], u == U - 1 ? last_valid : LANES);
 }
 
-/// MT activation rows from m0 x unit u (prefill); `valid` real rows in the unit.
-TARGET INLINE void fp8_prefill_tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y,
-                                    int64_t m0, int64_t u, int valid, const int E4M3, const int MT) {
-    const int64_t nb = d->k / 32, k = d->k;
-    const float *scales = (const float *)w->dw;
-    const float *x = a->x + m0 * k;
-    VEC acc[MT];
-    UNROLL for (int m = 0; m < MT; m++) acc[m] = V_ZERO();
-    for (int64_t b = 0; b < nb; b++) {
-        VEC p[MT];
-        UNROLL for (int m = 0; m < MT; m++) p[m] = V_ZERO();
-        for (int i = 0; i < 32; i++) {
-            const VEC v = fp8_decode(w->qs + fp8_code_offset(u, nb, b, i), E4M3);
-            UNROLL for (int m = 0; m < MT; m++) p[m] = V_FMA(v, V_SET1(x[m * k + b * 32 + i]), p[m]);
+/// MT activation rows (x: the first row's block, rows k apart) x UT units over one 32-block whose
+/// decoded weights are wv[UT][32][LANES] (prefill): p = the block's partial sums in the
+/// reference's order, then acc = fma(scale, p, acc), acc[UT][FP8_PASS_ROWS][LANES] kept in
+/// memory between blocks.
+TARGET INLINE void fp8_prefill_block(const float *x, int64_t k, const float *wv, const VEC *s, float *acc,
+                                     const int MT, const int UT) {
+    VEC p[UT][MT];
+    UNROLL for (int u = 0; u < UT; u++) UNROLL for (int m = 0; m < MT; m++) p[u][m] = V_ZERO();
+    for (int i = 0; i < 32; i++) {
+        VEC v[UT];
+        UNROLL for (int u = 0; u < UT; u++) v[u] = V_LOADU(wv + (u * 32 + i) * LANES);
+        UNROLL for (int m = 0; m < MT; m++) {
+            const VEC xm = V_SET1(x[m * k + i]);
+            UNROLL for (int u = 0; u < UT; u++) p[u][m] = V_FMA(v[u], xm, p[u][m]);
         }
-        const VEC s = V_LOADU(scales + fp8_scale_offset(u, nb, b));
-        UNROLL for (int m = 0; m < MT; m++) acc[m] = V_FMA(s, p[m], acc[m]);
     }
-    UNROLL for (int m = 0; m < MT; m++) fp8_store(d, y + (m0 + m) * d->n + u * LANES, acc[m], valid);
+    UNROLL for (int u = 0; u < UT; u++) UNROLL for (int m = 0; m < MT; m++) {
+        float *o = acc + (u * FP8_PASS_ROWS + m) * LANES;
+        V_STOREU(o, V_FMA(s[u], p[u][m], V_LOADU(o)));
+    }
 }
 
 #define FP8_DECODE(NAME, E, U, SX)                                                                              \
@@ -100,16 +111,17 @@ FP8_DECODE(dec_e4m3_x4, 1, 4, 0) FP8_DECODE(dec_e4m3_x1, 1, 1, 0)
 FP8_DECODE(dec_e4m3_sx_x4, 1, 4, 1) FP8_DECODE(dec_e4m3_sx_x1, 1, 1, 1)
 FP8_DECODE(dec_e5m2_x4, 0, 4, 0) FP8_DECODE(dec_e5m2_x1, 0, 1, 0)
 
-#define FP8_PREFILL(NAME, E, MT)                                                                               \
-    TARGET static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
-                            int64_t u, int v) { fp8_prefill_tile(d, w, a, y, m0, u, v, E, MT); }
-FP8_PREFILL(pre_e4m3_full, 1, ROWS) FP8_PREFILL(pre_e4m3_half, 1, ROWS / 2)
-FP8_PREFILL(pre_e4m3_quarter, 1, ROWS / 4) FP8_PREFILL(pre_e4m3_1, 1, 1)
-FP8_PREFILL(pre_e5m2_full, 0, ROWS) FP8_PREFILL(pre_e5m2_half, 0, ROWS / 2)
-FP8_PREFILL(pre_e5m2_quarter, 0, ROWS / 4) FP8_PREFILL(pre_e5m2_1, 0, 1)
+#define FP8_PREFILL(NAME, MT, UT)                                                                               \
+    TARGET static void NAME(const float *x, int64_t k, const float *wv, const VEC *s, float *acc) {           \
+        fp8_prefill_block(x, k, wv, s, acc, MT, UT);                                                           \
+    }
+FP8_PREFILL(pre_full, ROWS, PASS_UNITS) FP8_PREFILL(pre_half, ROWS / 2, PASS_UNITS)
+FP8_PREFILL(pre_quarter, ROWS / 4, PASS_UNITS) FP8_PREFILL(pre_1, 1, PASS_UNITS)
+FP8_PREFILL(pre1_full, ROWS, 1) FP8_PREFILL(pre1_half, ROWS / 2, 1)
+FP8_PREFILL(pre1_quarter, ROWS / 4, 1) FP8_PREFILL(pre1_1, 1, 1)
 
 typedef void (*fp8_decode_fn)(const ck_matmul_desc *, const ck_weights *, const float *, float *, int64_t, int);
-typedef void (*fp8_prefill_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int);
+typedef void (*fp8_prefill_fn)(const float *, int64_t, const float *, const VEC *, float *);
 
 /// Output rows [n0, n1) for every activation row (n0 a multiple of 16); MXFP8 weights only.
 TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
@@ -126,17 +138,39 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
         for (; u < u1; u++) x1(d, w, a->x, y, u, u + 1 == u1 ? last_valid : LANES);
         return;
     }
-    static const fp8_prefill_fn tiles[2][4] = {{pre_e5m2_full, pre_e5m2_half, pre_e5m2_quarter, pre_e5m2_1},
-                                               {pre_e4m3_full, pre_e4m3_half, pre_e4m3_quarter, pre_e4m3_1}};
+    static const fp8_prefill_fn tiles[2][4] = {{pre1_full, pre1_half, pre1_quarter, pre1_1},
+                                               {pre_full, pre_half, pre_quarter, pre_1}};
     static const int rows[4] = {ROWS, ROWS / 2, ROWS / 4, 1};
-    // One unit's codes (k bytes per row) stay in L1 while every row tile passes over them.
-    for (int64_t u = u0; u < u1; u++) {
-        const int valid = u + 1 == u1 ? last_valid : LANES;
-        for (int64_t m = 0; m < d->m;) {
-            const int64_t left = d->m - m;
-            const int t = left >= rows[0] ? 0 : left >= rows[1] ? 1 : left >= rows[2] ? 2 : 3;
-            tiles[e4m3][t](d, w, a, y, m, u, valid);
-            m += rows[t];
+    const int64_t nb = d->k / 32, k = d->k;
+    const float *scales = (const float *)w->dw;
+    float wv[PASS_UNITS * 32 * LANES] __attribute__((aligned(64)));               // the units' block, decoded
+    float acc[PASS_UNITS * FP8_PASS_ROWS * LANES] __attribute__((aligned(64)));   // the pass's outputs so far
+    for (int64_t u = u0; u < u1;) {
+        const int ut = u + PASS_UNITS <= u1 ? PASS_UNITS : 1;
+        for (int64_t m0 = 0; m0 < d->m; m0 += FP8_PASS_ROWS) {
+            const int64_t mc = d->m - m0 < FP8_PASS_ROWS ? d->m - m0 : FP8_PASS_ROWS;
+            for (int64_t i = 0; i < ut * FP8_PASS_ROWS * LANES; i++) acc[i] = 0.0f;
+            for (int64_t b = 0; b < nb; b++) {
+                VEC s[PASS_UNITS];
+                for (int j = 0; j < ut; j++) {
+                    for (int i = 0; i < 32; i++)
+                        V_STOREU(wv + (j * 32 + i) * LANES, fp8_decode(w->qs + fp8_code_offset(u + j, nb, b, i), e4m3));
+                    s[j] = V_LOADU(scales + fp8_scale_offset(u + j, nb, b));
+                }
+                const float *xb = a->x + m0 * k + b * 32;
+                for (int64_t m = 0; m < mc;) {
+                    const int64_t left = mc - m;
+                    const int t = left >= rows[0] ? 0 : left >= rows[1] ? 1 : left >= rows[2] ? 2 : 3;
+                    tiles[ut == PASS_UNITS][t](xb + m * k, k, wv, s, acc + m * LANES);
+                    m += rows[t];
+                }
+            }
+            for (int j = 0; j < ut; j++) {
+                const int valid = u + j + 1 == u1 ? last_valid : LANES;
+                for (int64_t m = 0; m < mc; m++)
+                    fp8_store(d, y + (m0 + m) * d->n + (u + j) * LANES, V_LOADU(acc + (j * FP8_PASS_ROWS + m) * LANES), valid);
+            }
         }
+        u += ut;
     }
 }
