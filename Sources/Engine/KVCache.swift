@@ -154,7 +154,7 @@ public final class KVCache: @unchecked Sendable {
     public func reserve(upTo positions: Int) throws(KVCacheError) {
         precondition(positions >= 0 && positions <= capacity, "position \(positions) outside the cache (capacity \(capacity))")
         guard positions > committed else { return }
-        guard let region else { throw .cannotReserve(contextSize: capacity, contextBytes: regionBytes) }
+        guard region != nil else { throw .cannotReserve(contextSize: capacity, contextBytes: regionBytes) }
         let available = availableMemory()
         // Doubling keeps commits rare; when the doubled run does not fit, commit just what is asked.
         var target = min(capacity, max(positions, 2 * committed, Self.minimumCommit))
