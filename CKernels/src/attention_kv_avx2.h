@@ -12,6 +12,12 @@
 
 #define KV_AVX2 __attribute__((target("avx2,fma,f16c"))) static inline __attribute__((always_inline))
 
+/// Prefetches bytes [p, p + bytes) into L1, a cache line at a time. The attention passes read
+/// a row's KV head segments `row_bytes` apart, a stride the hardware prefetchers follow too late.
+KV_AVX2 void kv_prefetch(const uint8_t *p, int64_t bytes) {
+    for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch((const char *)(p + b), _MM_HINT_T0);
+}
+
 /// Bytes of one 32-element block.
 static inline int64_t kv_block_bytes(ck_kv_format f) {
     return f == CK_KV_Q8_0 ? (int64_t)sizeof(ck_block_q8_0) : (int64_t)sizeof(ck_block_mxfp8);

@@ -224,9 +224,7 @@ enum { PREFETCH_ROWS = 16 };
 /// Prefetches rows [p0, min(p1, len)) of `base` into L1.
 T256 INLINE void prefetch_rows(const uint8_t *base, int64_t row_bytes, int64_t p0, int64_t p1, int64_t len) {
     if (p1 > len) p1 = len;
-    if (p0 >= p1) return;
-    const uint8_t *a = base + p0 * row_bytes, *e = base + p1 * row_bytes;
-    for (; a < e; a += 64) _mm_prefetch((const char *)a, _MM_HINT_T0);
+    if (p0 < p1) kv_prefetch(base + p0 * row_bytes, (p1 - p0) * row_bytes);
 }
 
 /// score_rows and v_rows with G a constant (1 .. GMAX), so their head loops unroll into registers.
