@@ -132,8 +132,11 @@ import Testing
         for story in ["Write a long story about a dragon.", "Continue the story."] {
             chat.type(story + Self.enter)
             #expect(chat.waitFor(story + "\r\n"))
-            // Some of the reply streams before Ctrl-C.
-            let start = chat.text.utf8.count
+            // Some of the reply streams before Ctrl-C. It starts right after the echoed prompt
+            // (its first words can arrive in the same read as the echo), after the line
+            // editor's bracketed-paste-off sequence, which the comparison below drops.
+            let shown = chat.text
+            let start = shown.utf8.count - (shown.components(separatedBy: story + "\r\n").last ?? "").utf8.count
             let deadline = Date().addingTimeInterval(10)
             while chat.text.utf8.count < start + 80 && Date() < deadline { usleep(20_000) }
             chat.type(Self.ctrlC)
@@ -160,7 +163,8 @@ import Testing
         // written but not yet displayed at that moment (the line discipline flushes its output
         // on an interrupt), so the screen is the reply with at most one gap at the "^C".
         for (reply, screen) in zip(entries.filter({ $0.type == "response" }).map(\.text), screens) {
-            let parts = screen.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "^C")
+            let parts = screen.replacingOccurrences(of: "\u{1B}[?2004l", with: "").replacingOccurrences(of: "\r\n", with: "\n")
+                .components(separatedBy: "^C")
             let before = parts[0], after = parts.dropFirst().joined().trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(before.count > 20 && reply.hasPrefix(before) && reply.hasSuffix(after), "\(reply.debugDescription) vs \(screen.debugDescription)")
         }
