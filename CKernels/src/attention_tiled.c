@@ -2,17 +2,18 @@
 // to fp32 once per block of queries (8 elements per instruction in every cache format) and
 // every multiply is a full-width vector FMA.
 //
-// Unit of work: one KV head g, up to QL = 32 query vectors = R consecutive query rows x the HG
+// Unit of work: one KV head g, up to QL = 48 query vectors = R consecutive query rows x the HG
 // query heads of g's group (lane i = row r0 + i / HG, head hg0 + i % HG). Per unit:
-//   Qt[d][32]        the queries transposed (queries in lanes), built once;
-//   S[p - pmin][32]  scores for every position any lane sees, in chunks of CP positions:
-//                    K rows decoded to fp32 (Kc[CP][hd]), then S[p] = sum_d Kc[p][d] * Qt[d]
-//                    as one FMA per (p, d, 8 lanes), d in order (the reference's dot order);
-//   softmax per lane over its own [first, last] (others masked to 0), exp vectorised;
-//   O[32][hd]        sum_p W[p][lane] * V[p], V rows decoded to fp32 per chunk as well;
-//   out = O / sum.
-// So the K/V decode cost is shared by 32 queries and no score matrix beyond one unit's is kept.
-// Units are handed out dynamically (atomic counter), latest rows (most positions) first.
+//   Qt[d][QL]        the queries transposed (queries in lanes), built once;
+//   O[QL][hd]        the weighted value sums so far;
+// then per chunk of CP positions (flash attention's online softmax, everything in L1/L2):
+//   K rows decoded to fp32 (Kc[CP][hd]), S[p][QL] = sum_d Kc[p][d] * Qt[d] as one FMA per
+//   (p, d, 8 lanes), d in order (the reference's dot order);
+//   per lane: running max m and sum l; when the chunk raises m, l and O are scaled by
+//   e^(m_old - m_new); W = e^(S - m) (masked lanes exactly 0), l += sum W;
+//   V rows decoded the same way, O[lane] += sum_p W[p][lane] * V[p];
+// and out = O / l. So the K/V decode cost is shared by QL queries and no buffer grows with the
+// depth. Units are handed out dynamically (atomic counter), latest rows (most positions) first.
 #include <immintrin.h>
 #include <math.h>
 #include "ck_ops.h"
@@ -24,13 +25,19 @@
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
 
-/// Query lanes per unit and positions per decoded K/V chunk.
-enum { QL = 32, CP = 60 };
+/// Query lanes per unit and positions per decoded K/V chunk. 48 lanes (16 SmolLM2 rows x 3
+/// heads, 12 Gemma 3 rows x 4) share each decoded chunk among more queries than 32 did; with the
+/// online softmax no buffer grows with them but Qt and O.
+enum { QL = 48, CP = 30 };
+
+/// Query heads whose scores split-K decode (attention_split.c) keeps for every position of a
+/// thread's range; a model with more heads falls back to the per-head kernel there.
+enum { SPLIT_HEADS = 32 };
 
 int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
-    const int64_t tiled = (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)QL * (capacity + QL) + QL * 4;
-    const int64_t simple = capacity + head_dim;
-    return tiled > simple ? tiled : simple;
+    const int64_t tiled = (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)CP * QL;
+    const int64_t split = (int64_t)SPLIT_HEADS * (capacity + head_dim + 2) + head_dim;
+    return tiled > split ? tiled : split;
 }
 
 /// Rows ahead that decode_rows prefetches.
@@ -124,78 +131,89 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         for (int64_t dd = 0; dd < hd; dd++) qt[dd * QL + i] = q[dd];
     }
     const uint8_t *kbase = d->k + ck_kv_row_bytes(d->format, g * hd), *vbase = d->v + ck_kv_row_bytes(d->format, g * hd);
-    const int64_t npos = pmax - pmin + 1;
-
-    // Scores.
-    for (int64_t c0 = 0; c0 < npos; c0 += CP) {
-        const int64_t cn = npos - c0 < CP ? npos - c0 : CP;
-        decode_rows(d, kbase, pmin + c0, cn, kv);
-        int64_t p = 0;
-        for (; p + 6 <= cn; p += 6) {
-            int v = 0;
-            for (; v + 2 <= nv; v += 2) score_tile(kv + p * hd, qt, s + (c0 + p) * QL, hd, v, 6, 2);
-            if (v < nv) score_tile(kv + p * hd, qt, s + (c0 + p) * QL, hd, v, 6, 1);
-        }
-        for (; p < cn; p++) {
-            int v = 0;
-            for (; v + 2 <= nv; v += 2) score_tile(kv + p * hd, qt, s + (c0 + p) * QL, hd, v, 1, 2);
-            if (v < nv) score_tile(kv + p * hd, qt, s + (c0 + p) * QL, hd, v, 1, 1);
-        }
-    }
-
-    // Softmax per lane over its visible positions; masked weights are exactly 0. Positions
-    // [all_from, all_to] are visible to every lane (at depth, nearly all of them) and skip the
-    // mask.
+    const int64_t npos = pmax - pmin + 1, nl = nv * 8;
+    // Positions [all_from, all_to] are visible to every lane (at depth, nearly all of them):
+    // chunks inside it skip the mask.
     int64_t all_from = pmin, all_to = pmax;
-    for (int64_t i = 0; i < nv * 8; i++) {
+    for (int64_t i = 0; i < nl; i++) {
         all_from = first[i] > all_from ? first[i] : all_from;
         all_to = last[i] < all_to ? last[i] : all_to;
     }
-    float inv[QL];
-    for (int64_t v = 0; v < nv; v++) {
-        const __m256i fv = _mm256_loadu_si256((const __m256i *)(first + 8 * v));
-        const __m256i lv = _mm256_loadu_si256((const __m256i *)(last + 8 * v));
-        const __m256 ninf = _mm256_set1_ps(-INFINITY);
-        __m256 mx = ninf;
-        for (int64_t p = 0; p < npos; p++) {
-            __m256 sp = _mm256_loadu_ps(s + p * QL + 8 * v);
-            if (pmin + p < all_from || pmin + p > all_to) sp = _mm256_blendv_ps(sp, ninf, hidden(fv, lv, pmin + p));
-            mx = _mm256_max_ps(mx, sp);
-        }
-        __m256 sum = _mm256_setzero_ps();
-        for (int64_t p = 0; p < npos; p++) {
-            __m256 w = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), mx));
-            if (pmin + p < all_from || pmin + p > all_to) w = _mm256_andnot_ps(hidden(fv, lv, pmin + p), w);
-            _mm256_storeu_ps(s + p * QL + 8 * v, w);
-            sum = _mm256_add_ps(sum, w);
-        }
-        _mm256_storeu_ps(inv + 8 * v, _mm256_div_ps(_mm256_set1_ps(1.0f), sum));
-    }
-
-    // Weighted sum of values.
-    const int64_t nl = nv * 8;
+    float run_max[QL], run_sum[QL], alpha[QL];
+    for (int64_t i = 0; i < nl; i++) { run_max[i] = -INFINITY; run_sum[i] = 0; }
     for (int64_t i = 0; i < nl * hd; i += 8) _mm256_storeu_ps(o + i, _mm256_setzero_ps());
+
     for (int64_t c0 = 0; c0 < npos; c0 += CP) {
-        const int64_t cn = npos - c0 < CP ? npos - c0 : CP;
-        decode_rows(d, vbase, pmin + c0, cn, kv);
-        // Six lanes per tile (12 accumulators: 8 loads per 12 FMAs), the rest (nl is a multiple
-        // of 8) two at a time.
+        const int64_t cn = npos - c0 < CP ? npos - c0 : CP, p0 = pmin + c0;
+        const int masked = p0 < all_from || p0 + cn - 1 > all_to;
+
+        // Scores of the chunk's positions.
+        decode_rows(d, kbase, p0, cn, kv);
+        int64_t p = 0;
+        for (; p + 6 <= cn; p += 6) {
+            int v = 0;
+            for (; v + 2 <= nv; v += 2) score_tile(kv + p * hd, qt, s + p * QL, hd, v, 6, 2);
+            if (v < nv) score_tile(kv + p * hd, qt, s + p * QL, hd, v, 6, 1);
+        }
+        for (; p < cn; p++) {
+            int v = 0;
+            for (; v + 2 <= nv; v += 2) score_tile(kv + p * hd, qt, s + p * QL, hd, v, 1, 2);
+            if (v < nv) score_tile(kv + p * hd, qt, s + p * QL, hd, v, 1, 1);
+        }
+
+        // Online softmax: weights e^(s - running max), masked ones exactly 0; when a lane's
+        // maximum grows, its sum and output so far are scaled by e^(old - new) first. A lane
+        // that has seen no position yet keeps max -inf and sum and output 0.
+        for (int64_t v = 0; v < nv; v++) {
+            const __m256i fv = _mm256_loadu_si256((const __m256i *)(first + 8 * v));
+            const __m256i lv = _mm256_loadu_si256((const __m256i *)(last + 8 * v));
+            const __m256 ninf = _mm256_set1_ps(-INFINITY);
+            __m256 mx = ninf;
+            for (p = 0; p < cn; p++) {
+                __m256 sp = _mm256_loadu_ps(s + p * QL + 8 * v);
+                if (masked) sp = _mm256_blendv_ps(sp, ninf, hidden(fv, lv, p0 + p));
+                mx = _mm256_max_ps(mx, sp);
+            }
+            const __m256 old_max = _mm256_loadu_ps(run_max + 8 * v), new_max = _mm256_max_ps(old_max, mx);
+            __m256 sum = _mm256_loadu_ps(run_sum + 8 * v);
+            if (_mm256_movemask_ps(_mm256_cmp_ps(new_max, old_max, _CMP_GT_OQ))) {
+                const __m256 a = ck_exp_avx2(_mm256_sub_ps(old_max, new_max));   // 1 where unchanged
+                _mm256_storeu_ps(alpha + 8 * v, a);
+                sum = _mm256_mul_ps(sum, a);
+                for (int64_t i = 8 * v; i < 8 * v + 8; i++) {
+                    const __m256 ai = _mm256_set1_ps(alpha[i]);
+                    for (int64_t dd = 0; dd < hd; dd += 8) _mm256_storeu_ps(o + i * hd + dd, _mm256_mul_ps(_mm256_loadu_ps(o + i * hd + dd), ai));
+                }
+                _mm256_storeu_ps(run_max + 8 * v, new_max);
+            }
+            for (p = 0; p < cn; p++) {
+                __m256 w = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), new_max));
+                if (masked) w = _mm256_andnot_ps(hidden(fv, lv, p0 + p), w);
+                _mm256_storeu_ps(s + p * QL + 8 * v, w);
+                sum = _mm256_add_ps(sum, w);
+            }
+            _mm256_storeu_ps(run_sum + 8 * v, sum);
+        }
+
+        // Weighted values. Six lanes per tile (12 accumulators: 8 loads per 12 FMAs), the rest
+        // (nl is a multiple of 8) two at a time.
+        decode_rows(d, vbase, p0, cn, kv);
         int i = 0;
         for (; i + 6 <= nl; i += 6) {
             int64_t c = 0;
-            for (; c + 16 <= hd; c += 16) value_tile(kv, s + c0 * QL, o, cn, hd, i, c, 6, 2);
-            if (c < hd) value_tile(kv, s + c0 * QL, o, cn, hd, i, c, 6, 1);
+            for (; c + 16 <= hd; c += 16) value_tile(kv, s, o, cn, hd, i, c, 6, 2);
+            if (c < hd) value_tile(kv, s, o, cn, hd, i, c, 6, 1);
         }
         for (; i < nl; i += 2) {
             int64_t c = 0;
-            for (; c + 16 <= hd; c += 16) value_tile(kv, s + c0 * QL, o, cn, hd, i, c, 2, 2);
-            if (c < hd) value_tile(kv, s + c0 * QL, o, cn, hd, i, c, 2, 1);
+            for (; c + 16 <= hd; c += 16) value_tile(kv, s, o, cn, hd, i, c, 2, 2);
+            if (c < hd) value_tile(kv, s, o, cn, hd, i, c, 2, 1);
         }
     }
     for (int64_t i = 0; i < nq; i++) {
         const int64_t r = r0 + i / hg, h = g * group + hg0 + i % hg;
         float *out = d->out + r * d->out_stride + h * hd;
-        const __m256 sc = _mm256_set1_ps(inv[i]);
+        const __m256 sc = _mm256_set1_ps(1.0f / run_sum[i]);
         for (int64_t dd = 0; dd < hd; dd += 8) _mm256_storeu_ps(out + dd, _mm256_mul_ps(_mm256_loadu_ps(o + i * hd + dd), sc));
     }
 }

@@ -33,6 +33,10 @@ import Testing
         Case(heads: 9, kvHeads: 3, headDim: 64, rows: 37, start: 300, window: 0, format: CK_KV_Q8_0, reversed: false),
         Case(heads: 8, kvHeads: 2, headDim: 64, rows: 20, start: 90, window: 40, format: CK_KV_MXFP8_E4M3, reversed: false),
         Case(heads: 4, kvHeads: 1, headDim: 256, rows: 1, start: 400, window: 128, format: CK_KV_Q8_0, reversed: false),
+        // A window much shorter than the rows: a unit's later lanes see nothing in its first
+        // chunks of positions (the online softmax's running max stays -inf there), and its
+        // earlier lanes nothing in the last ones.
+        Case(heads: 4, kvHeads: 1, headDim: 64, rows: 48, start: 200, window: 5, format: CK_KV_F16, reversed: false),
     ]
 
     /// The fp16 cache row (F16C on the SIMD paths) holds exactly the portable conversion's bits,
