@@ -177,7 +177,8 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
             const __m256 old_max = _mm256_loadu_ps(run_max + 8 * v), new_max = _mm256_max_ps(old_max, mx);
             __m256 sum = _mm256_loadu_ps(run_sum + 8 * v);
             if (_mm256_movemask_ps(_mm256_cmp_ps(new_max, old_max, _CMP_GT_OQ))) {
-                const __m256 a = ck_exp_avx2(_mm256_sub_ps(old_max, new_max));   // 1 where unchanged
+                // 1 where a finite max is unchanged; lanes still at -inf have sum and output 0 to scale.
+                const __m256 a = ck_exp_avx2(_mm256_sub_ps(old_max, new_max));
                 _mm256_storeu_ps(alpha + 8 * v, a);
                 sum = _mm256_mul_ps(sum, a);
                 for (int64_t i = 8 * v; i < 8 * v + 8; i++) {
