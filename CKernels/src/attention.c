@@ -217,6 +217,14 @@ static int wants_split(const ck_attention_desc *d, int nthreads) {
     return d->format != CK_KV_F16 || nthreads <= 1 || visible(d) >= CK_SPLIT_MIN_POSITIONS;
 }
 
+int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
+    const int64_t per_head = capacity + head_dim;   // run(): weights [capacity], a decoded row
+    const int64_t split = ck_attention_split_scratch_floats(capacity, head_dim);
+    const int64_t tiled = ck_attention_tiled_scratch_floats(head_dim);
+    const int64_t most = split > tiled ? split : tiled;
+    return most > per_head ? most : per_head;
+}
+
 void ck_attention(const ck_attention_desc *d, int nthreads) {
     if (wants_split(d, nthreads) && ck_attention_split_k(d, nthreads)) return;
     if (d->rows >= CK_TILED_MIN_ROWS && ck_kernels(ck_kernel_path_get())->simd_rows && ck_attention_tiled(d, nthreads)) return;

@@ -1,4 +1,4 @@
-// Private to attention.c / attention_tiled.c.
+// Private to the attention kernels (attention.c, attention_split.c, attention_tiled.c).
 #ifndef CK_ATTENTION_INTERNAL_H
 #define CK_ATTENTION_INTERNAL_H
 
@@ -7,5 +7,12 @@
 /// Runs `d` with the blocked AVX2 kernel (attention_tiled.c); returns 0 (doing nothing) when it
 /// cannot: head_dim not a multiple of 8 or scratch_stride below ck_attention_scratch_floats.
 int ck_attention_tiled(const ck_attention_desc *d, int nthreads);
+
+/// Floats of scratch per thread that ck_attention_tiled needs (independent of the depth).
+int64_t ck_attention_tiled_scratch_floats(int64_t head_dim);
+
+/// Floats of scratch per thread that ck_attention_split_k needs for positions below `capacity`
+/// (for up to 32 query heads).
+int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim);
 
 #endif

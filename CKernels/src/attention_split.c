@@ -48,6 +48,15 @@ typedef struct {
 /// Floats of one partial slot: o [heads][hd], m [heads], l [heads].
 static int64_t partial_floats(const ck_attention_desc *d) { return d->heads * (d->head_dim + 2); }
 
+/// Query heads whose scores ck_attention_scratch_floats makes room for; a model with more heads
+/// fails ck_attention_split_k's scratch check and decodes with the per-head kernel.
+enum { SPLIT_HEADS = 32 };
+
+int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim) {
+    // Scores [heads][longest range <= capacity], a decoded segment, one partial slot.
+    return (int64_t)SPLIT_HEADS * capacity + head_dim + (int64_t)SPLIT_HEADS * (head_dim + 2);
+}
+
 /// Decodes the segment of KV head g of row p of `base` (K or V) into j->tmp.
 static const float *decode(const range_job *j, const uint8_t *base, int64_t p, int64_t g) {
     ck_kv_load_row(j->format, base + p * j->row_bytes + g * j->head_bytes, j->tmp, j->hd);

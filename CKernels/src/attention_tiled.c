@@ -30,14 +30,8 @@
 /// online softmax no buffer grows with them but Qt and O.
 enum { QL = 48, CP = 30 };
 
-/// Query heads whose scores split-K decode (attention_split.c) keeps for every position of a
-/// thread's range; a model with more heads falls back to the per-head kernel there.
-enum { SPLIT_HEADS = 32 };
-
-int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
-    const int64_t tiled = (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)CP * QL;
-    const int64_t split = (int64_t)SPLIT_HEADS * (capacity + head_dim + 2) + head_dim;
-    return tiled > split ? tiled : split;
+int64_t ck_attention_tiled_scratch_floats(int64_t head_dim) {
+    return (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)CP * QL;   // Qt, O, Kc/Vc, S
 }
 
 /// Rows ahead that decode_rows prefetches.
