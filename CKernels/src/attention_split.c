@@ -228,6 +228,7 @@ enum { PB = 8 };
 /// L1 until they are read: in the decode microbenchmark (2 threads, depth 4096, fp16, interleaved
 /// rounds) 16 took SmolLM2's 30 layers from 11.9-14.0 to 10.2-12.1 ms and Gemma's 18 from
 /// 7.5-8.0 to 6.5-7.1 ms against 64; 128 and 256 were slower still; q8_0 moved within noise.
+/// Rechecked once kv_prefetch's loop was kept rolled: 8, 24 and 32 rows within noise of 16.
 enum { PREFETCH_ROWS = 16 };
 
 /// Prefetches rows [p0, min(p1, len)) of `base` into L1.
