@@ -73,9 +73,11 @@ typedef struct {
     int64_t per_step;   ///< lines per step: all of them over the phase's tile calls
 } row_prefetch;
 
+/// Rows [p0, p0 + n) of `base` (n <= 0: none), spread over `steps` calls of prefetch_step.
 INLINE row_prefetch prefetch_plan(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int64_t steps) {
-    const int64_t lines = (ck_kv_row_bytes(d->format, d->head_dim) + 63) / 64;
-    return (row_prefetch){base, p0, p0 + (n > 0 ? n : 0), 0, lines, d->row_bytes, (n * lines + steps - 1) / (steps > 0 ? steps : 1)};
+    const int64_t lines = (ck_kv_row_bytes(d->format, d->head_dim) + 63) / 64, rows = n > 0 ? n : 0;
+    if (steps < 1) steps = 1;
+    return (row_prefetch){base, p0, p0 + rows, 0, lines, d->row_bytes, (rows * lines + steps - 1) / steps};
 }
 
 T256 INLINE void prefetch_step(row_prefetch *f) {
