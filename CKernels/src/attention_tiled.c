@@ -13,7 +13,8 @@
 //   e^(m_old - m_new); W = e^(S - m) (masked lanes exactly 0), l += sum W;
 //   V rows decoded the same way, O[lane] += sum_p W[p][lane] * V[p];
 // and out = O / l. So the K/V decode cost is shared by QL queries and no buffer grows with the
-// depth. Between the tiles of each phase the rows of the next one are prefetched (row_prefetch). Units are handed out dynamically (atomic counter), latest rows (most positions) first.
+// depth. Between the tiles of each phase the rows of the next one are prefetched (row_prefetch).
+// Units are handed out dynamically (atomic counter), latest rows (most positions) first.
 #include <immintrin.h>
 #include <math.h>
 #include "ck_ops.h"
