@@ -35,16 +35,11 @@ int64_t ck_attention_tiled_scratch_floats(int64_t head_dim) {
     return (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)CP * QL;   // Qt, O, Kc/Vc, S
 }
 
-/// Rows ahead that decode_rows prefetches.
-enum { DECODE_PREFETCH_ROWS = 16 };
-
 /// Decodes rows p0..p0+n-1 of one KV head (base already offset to the head) into dst[n][hd].
 T256 static void decode_rows(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst) {
-    const int64_t hd = d->head_dim, seg = ck_kv_row_bytes(d->format, hd);
+    const int64_t hd = d->head_dim;
     for (int64_t i = 0; i < n; i++) {
         const uint8_t *row = base + (p0 + i) * d->row_bytes;
-        // decode_rows was 18 % of a 2-thread pp512 at depth 4096 without this.
-        kv_prefetch(row + DECODE_PREFETCH_ROWS * d->row_bytes, seg);
         float *o = dst + i * hd;
         if (d->format == CK_KV_F16) {
             for (int64_t j = 0; j < hd; j += 8)
@@ -66,8 +61,10 @@ T256 static void decode_rows(const ck_attention_desc *d, const uint8_t *base, in
 /// A cursor over the cache lines of rows [row, end) of one KV head, prefetched a few lines per
 /// step between the tiles of one phase so that the rows the next phase decodes are in cache when
 /// it starts: the scores prefetch the chunk's V rows, the weighted values the next chunk's K rows.
-/// Without it decode_rows waited on L3 (Gemma-shaped global layer at depth 4096, 1 thread:
-/// decode_rows 18 % of the samples, 8 % with it; 185-192 -> 164-176 ms in interleaved rounds).
+/// The unit prefetches its first chunk's K rows at once. Before, decode_rows prefetched 16 rows
+/// ahead of itself and still waited on L3 (Gemma-shaped global layer at depth 4096, 1 thread:
+/// decode_rows 18 % of the samples, 8 % with this; 185-192 -> 164-176 ms in interleaved rounds);
+/// with this in place that prefetch was redundant and measured within noise without it.
 typedef struct {
     const uint8_t *base;
     int64_t row, end, line, lines_per_row, row_bytes;
@@ -163,13 +160,15 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
     for (int64_t i = 0; i < nl; i++) { run_max[i] = -INFINITY; run_sum[i] = 0; }
     for (int64_t i = 0; i < nl * hd; i += 8) _mm256_storeu_ps(o + i, _mm256_setzero_ps());
 
+    row_prefetch pf = prefetch_plan(d, kbase, pmin, npos < CP ? npos : CP, 1);
+    prefetch_step(&pf);
     for (int64_t c0 = 0; c0 < npos; c0 += CP) {
         const int64_t cn = npos - c0 < CP ? npos - c0 : CP, p0 = pmin + c0;
         const int masked = p0 < all_from || p0 + cn - 1 > all_to;
 
         // Scores of the chunk's positions.
         decode_rows(d, kbase, p0, cn, kv);
-        row_prefetch pf = prefetch_plan(d, vbase, p0, cn, (cn / 6 + cn % 6) * ((nv + 1) / 2));
+        pf = prefetch_plan(d, vbase, p0, cn, (cn / 6 + cn % 6) * ((nv + 1) / 2));
         int64_t p = 0;
         for (; p + 6 <= cn; p += 6) {
             int v = 0;
