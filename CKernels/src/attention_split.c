@@ -20,8 +20,10 @@
 // multiple of 8; q8_0 and MXFP8, whose blocks of 32 carry one scale each). The AVX2 path walks
 // K eight rows at a time and V in 8-row blocks, every KV head of a row in turn, and converts
 // each K row segment or V chunk once for up to four of the query heads that share it (the
-// conversion, not the FMAs, was the cost when each head converted its own); block scales are
-// applied once per block and head for a score and folded into the converted codes for V.
+// conversion, not the FMAs, was the cost when each head converted its own); MXFP8 block scales
+// are applied once per block and head for a score and folded into the converted codes for V.
+// q8_0 skips the conversion to fp32: its codes meet an int16 query and int16 weights in
+// vpmaddwd, V in blocks of up to 64 rows (attention_split_q8_0.h).
 #include <math.h>
 #include <immintrin.h>
 #include "ck_ops.h"
@@ -42,6 +44,8 @@ typedef struct {
     ck_kv_format format;
     float *s;                   // [heads][len] scores, then weights
     float *tmp;                 // hd floats: one decoded head segment (scalar path)
+    int16_t *q16;               // q8_0 (AVX2): [heads][hd] the query rounded to int16 ...
+    float *qs;                  // ... [heads] and its scale per head: q ~ qs[h] * q16[h]
     float *o, *m, *l;           // partial slot: o [heads][hd], m [heads], l [heads]
 } range_job;
 
@@ -52,9 +56,13 @@ static int64_t partial_floats(const ck_attention_desc *d) { return d->heads * (d
 /// fails ck_attention_split_k's scratch check and decodes with the per-head kernel.
 enum { SPLIT_HEADS = 32 };
 
+/// Floats after a thread's scores: a decoded segment (hd floats) for the scalar path, then the
+/// int16 query and its per-head scales for the q8_0 path.
+static int64_t unit_tmp_floats(int64_t heads, int64_t hd) { return hd + heads * ((hd + 1) / 2 + 1); }
+
 int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim) {
-    // Scores [heads][longest range <= capacity], a decoded segment, one partial slot.
-    return (int64_t)SPLIT_HEADS * capacity + head_dim + (int64_t)SPLIT_HEADS * (head_dim + 2);
+    // Scores [heads][longest range <= capacity], the unit's temporaries, one partial slot.
+    return (int64_t)SPLIT_HEADS * capacity + unit_tmp_floats(SPLIT_HEADS, head_dim) + (int64_t)SPLIT_HEADS * (head_dim + 2);
 }
 
 /// Decodes the segment of KV head g of row p of `base` (K or V) into j->tmp.
@@ -107,6 +115,8 @@ T256 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(
 /// (SmolLM2: 3 per KV head, Gemma 3: 4) instead of once per head.
 enum { GMAX = 4 };
 
+#include "attention_split_q8_0.h"
+
 /// acc[i] (lanes summing to q_i · k) for the G query heads q + i*hd against one K row segment.
 /// fp16: one FMA per head per eight converted elements. Block formats: a 32-element block's
 /// four FMAs per head in a short chain, then times unit * scale into acc.
@@ -155,22 +165,27 @@ T256 INLINE __m256 hsum8(const __m256 *a) {
 /// Scores s[i*len + p] of G query heads (q + i*hd) for the rows p of [p0, p1) of one KV head
 /// (kg: its segment in the range's first row): whole groups of eight rows reduced by one hsum8
 /// per head, the rest one horizontal sum per row and head.
-T256 INLINE void score_rows(ck_kv_format F, const float *q, int64_t hd, const uint8_t *kg, int64_t row_bytes,
-                            int64_t p0, int64_t p1, int G, float *s, int64_t len) {
+T256 INLINE void score_rows(ck_kv_format F, const float *q, const int16_t *q16, const float *qs, int64_t hd,
+                            const uint8_t *kg, int64_t row_bytes, int64_t p0, int64_t p1, int G, float *s, int64_t len) {
     int64_t p = p0;
     for (; p + 8 <= p1; p += 8) {
         __m256 acc[GMAX][8];
         for (int r = 0; r < 8; r++) {
             __m256 a[GMAX];
-            row_dots(F, q, hd, kg + (p + r) * row_bytes, G, a);
+            if (F == CK_KV_Q8_0) row_dots_q8(q16, hd, kg + (p + r) * row_bytes, G, a);
+            else row_dots(F, q, hd, kg + (p + r) * row_bytes, G, a);
             for (int i = 0; i < G; i++) acc[i][r] = a[i];
         }
-        for (int i = 0; i < G; i++) _mm256_storeu_ps(s + i * len + p, hsum8(acc[i]));
+        for (int i = 0; i < G; i++) {
+            const __m256 sum = hsum8(acc[i]);
+            _mm256_storeu_ps(s + i * len + p, F == CK_KV_Q8_0 ? _mm256_mul_ps(sum, _mm256_set1_ps(qs[i])) : sum);
+        }
     }
     for (; p < p1; p++) {
         __m256 a[GMAX];
-        row_dots(F, q, hd, kg + p * row_bytes, G, a);
-        for (int i = 0; i < G; i++) s[i * len + p] = hsum256(a[i]);
+        if (F == CK_KV_Q8_0) row_dots_q8(q16, hd, kg + p * row_bytes, G, a);
+        else row_dots(F, q, hd, kg + p * row_bytes, G, a);
+        for (int i = 0; i < G; i++) s[i * len + p] = F == CK_KV_Q8_0 ? hsum256(a[i]) * qs[i] : hsum256(a[i]);
     }
 }
 
@@ -246,6 +261,7 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
     const int64_t hd = j->hd, len = j->len, H = j->heads, group = j->group, row_bytes = j->row_bytes;
     const int64_t kv_heads = H / group;
     float *const s = j->s;
+    if (F == CK_KV_Q8_0) quantize_query(j->q, H, hd, j->q16, j->qs);
     // Scores, a block of rows at a time, every KV head and its query heads GMAX at a time.
     for (int64_t b0 = 0; b0 < len; b0 += 8) {
         const int64_t b1 = len - b0 < 8 ? len : b0 + 8;
@@ -253,7 +269,7 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
         for (int64_t g = 0; g < kv_heads; g++)
             for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
                 const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
-                FOR_G(G, score_rows(F, j->q + h * hd, hd, j->k + g * j->head_bytes, row_bytes, b0, b1, g_, s + h * len, len))
+                FOR_G(G, score_rows(F, j->q + h * hd, j->q16 + h * hd, j->qs + h, hd, j->k + g * j->head_bytes, row_bytes, b0, b1, g_, s + h * len, len))
             }
     }
     // Per head: max, weights e^(s - m) in place (whole groups of 8, the tail through a padded
@@ -286,6 +302,25 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
         j->m[h] = mx;
         j->l[h] = hsum256(sum);
         for (int64_t d = 0; d < hd; d += 8) _mm256_storeu_ps(j->o + h * hd + d, _mm256_setzero_ps());
+    }
+    if (F == CK_KV_Q8_0) {
+        for (int64_t b0 = 0; b0 < len; b0 += VROWS_Q8) {
+            const int64_t b1 = len - b0 < VROWS_Q8 ? len : b0 + VROWS_Q8;
+            // The next block's rows, prefetched a few lines per chunk over its KV heads' passes.
+            const int64_t n_pf = len - b1 < VROWS_Q8 ? len - b1 : VROWS_Q8;
+            const uint8_t *pf = j->v + b1 * row_bytes;
+            const int64_t share = ((n_pf * row_bytes + kv_heads - 1) / kv_heads + 63) & ~(int64_t)63;
+            for (int64_t g = 0; g < kv_heads; g++) {
+                int64_t pf_bytes = n_pf * row_bytes - g * share;
+                pf_bytes = pf_bytes < 0 ? 0 : pf_bytes > share ? share : pf_bytes;
+                for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
+                    const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
+                    FOR_G(G, v_block_q8(s + h * len, len, j->v + g * j->head_bytes, row_bytes, b0, b1, g_, j->o + h * hd, hd,
+                                        pf + g * share, h == g * group ? pf_bytes : 0))
+                }
+            }
+        }
+        return;
     }
     // Weighted V, a block of rows at a time: per KV head, 16-dim chunk (8 at the fp16 tail) and
     // GMAX query heads, the accumulators in registers over the block's rows.
@@ -330,6 +365,8 @@ static void run_unit(void *ctx, int64_t u, int t) {
         .heads = d->heads, .group = d->heads / d->kv_heads, .format = d->format,
         .s = d->scratch + (int64_t)t * d->scratch_stride,
         .tmp = d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest,
+        .q16 = (int16_t *)(d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest + hd),
+        .qs = d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest + hd + d->heads * ((hd + 1) / 2),
         .o = part, .m = part + d->heads * hd, .l = part + d->heads * (hd + 1),
     };
     sj->fn(&j);
@@ -366,7 +403,7 @@ int ck_attention_split_k(const ck_attention_desc *d, int nthreads) {
     const int64_t n = last - first + 1;
     const int64_t units = nthreads < n ? nthreads : n;
     const int64_t longest = (n + units - 1) / units;
-    if (d->heads * longest + d->head_dim + partial_floats(d) > d->scratch_stride) return 0;
+    if (d->heads * longest + unit_tmp_floats(d->heads, d->head_dim) + partial_floats(d) > d->scratch_stride) return 0;
     split_job sj = {d, first, n, units, longest, range_ref};
     if (ck_kernels(ck_kernel_path_get())->simd_rows) {
         switch (d->format) {

@@ -1,0 +1,155 @@
+// Private to attention_split.c: its AVX2 unit's q8_0 steps, in integer arithmetic.
+//
+// A q8_0 KV head segment is hd/32 blocks of 32 int8 codes c with one fp16 scale d. Converting
+// every code to fp32 (sign-extend, convert, times d) before the FMAs made the q8_0 unit
+// compute-bound and as slow per token as fp16 with half the bytes. Here the codes are only
+// sign-extended to int16 and multiplied with vpmaddwd (two products summed per int32 lane), in
+// exact integer sums scaled once:
+//   scores  the query, rounded once per unit to int16 per head, q16 = round(q / qs),
+//           qs = max|q| / 32767: s[p] = qs * sum_b d[p][b] * (q16 · c_p over block b);
+//   values  a block of up to VROWS_Q8 rows, per segment block b, the rows' weights times their
+//           scale rounded to int16 against their bound, two rows per vpmaddwd (v_block_q8).
+// Both roundings keep 15 bits of the largest value, against the cache's own 8 bits per block of
+// K and V: SplitKAttentionTests measure the added error at 1/150 to 1/350 of the cache's.
+// Decode microbenchmark (C driver calling ck_attention, AVX2 EPYC, 2 threads, depth 4096,
+// interleaved rounds, median ms per token): 30 SmolLM2-shaped q8_0 layers 7.7 -> 5.4,
+// 18 Gemma-shaped 6.8 -> 4.1 against the float conversion.
+#ifndef CK_ATTENTION_SPLIT_Q8_0_H
+#define CK_ATTENTION_SPLIT_Q8_0_H
+
+#include <math.h>
+#include <immintrin.h>
+#include "ck_blocks.h"
+#include "attention_kv_avx2.h"
+
+// GMAX, the most query heads one call serves, comes from attention_split.c.
+
+/// q8_0: acc[i] (lanes summing to (q16_i · k) / qs_i, the score without the query's scale) for
+/// the G int16 query heads q16 + i*hd against one K row segment. A block's codes are sign-extended
+/// to int16 once for all heads; per head two vpmaddwd give the block's dot in exact int32 lanes,
+/// converted once and times the block scale d.
+KV_AVX2 void row_dots_q8(const int16_t *q16, int64_t hd, const uint8_t *seg, int G, __m256 *acc) {
+    for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < hd / 32; b++) {
+        const ck_block_q8_0 *blk = (const ck_block_q8_0 *)seg + b;
+        const __m256i c0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)blk->qs));
+        const __m256i c1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(blk->qs + 16)));
+        const __m256 d = _mm256_set1_ps(_cvtsh_ss(blk->d));
+        for (int i = 0; i < G; i++) {
+            const int16_t *qb = q16 + i * hd + 32 * b;
+            const __m256i t = _mm256_add_epi32(_mm256_madd_epi16(c0, _mm256_loadu_si256((const __m256i *)qb)),
+                                               _mm256_madd_epi16(c1, _mm256_loadu_si256((const __m256i *)(qb + 16))));
+            acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(t), d, acc[i]);
+        }
+    }
+}
+
+/// q16[h][e] = round(q[h][e] / qs[h]) with qs[h] = max_e |q[h][e]| / 32767 (q16 zero for a zero
+/// head): 15 bits of the head's largest element.
+static inline void quantize_query(const float *q, int64_t heads, int64_t hd, int16_t *q16, float *qs) {
+    for (int64_t h = 0; h < heads; h++) {
+        float amax = 0;
+        for (int64_t e = 0; e < hd; e++) amax = fabsf(q[h * hd + e]) > amax ? fabsf(q[h * hd + e]) : amax;
+        const float inv = amax > 0 ? 32767.0f / amax : 0.0f;
+        for (int64_t e = 0; e < hd; e++) q16[h * hd + e] = (int16_t)lrintf(q[h * hd + e] * inv);
+        qs[h] = amax / 32767.0f;
+    }
+}
+
+/// q8_0 V rows per block: a block's weights are rounded against their own bound and its int32
+/// sums (at most 32 row pairs * 2 * 127 * 32767 per lane, below 2^28) scaled back once. Decode
+/// microbenchmark (AVX2 EPYC, 2 threads, depth 4096, interleaved rounds, median ms per token for
+/// 30 SmolLM2-shaped / 18 Gemma-shaped layers): 16 rows 6.5 / 4.7, 32 rows 5.5 / 4.4, 64 rows
+/// 5.4 / 4.1.
+enum { VROWS_Q8 = 64 };
+
+KV_AVX2 float hmax256(__m256 x) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+}
+
+/// q8_0: o_i += sum_{p in [b0, b1)} w_i[p] * V_p for the G heads (w_i = w + i*len, o_i = o + i*hd)
+/// of one KV head (vg: its segment in the range's first row), b1 - b0 <= VROWS_Q8. Per block b of
+/// the segment, the rows' weights times their block scale, u[p] = w_i[p] * d[p][b], are rounded to
+/// int16 against the bound W_i * D_b (W_i = max_p w_i[p], D_b = max_p d[p][b]):
+///   U[p] = round(32767 * u[p] / (W_i D_b)),  o_i[e] += W_i D_b / 32767 * sum_p U[p] c_p[e].
+/// The codes of two rows are interleaved and sign-extended to int16 once for all heads, so one
+/// vpmaddwd per head adds both rows into exact int32 lanes. An odd last row pairs with itself at
+/// weight zero. Meanwhile pf_bytes from pf are prefetched, spread over the block's chunks.
+KV_AVX2 void v_block_q8(const float *w, int64_t len, const uint8_t *vg, int64_t row_bytes, int64_t b0, int64_t b1,
+                        int G, float *o, int64_t hd, const uint8_t *pf, int64_t pf_bytes) {
+    const int n = (int)(b1 - b0), n2 = (n + 1) & ~1;
+    const int64_t pf_step = (pf_bytes / (hd / 16) + 63) & ~(int64_t)63;
+    const uint8_t *row[VROWS_Q8];
+    for (int r = 0; r < n2; r++) row[r] = vg + (b0 + (r < n ? r : n - 1)) * row_bytes;
+    float wt[GMAX][VROWS_Q8], wmax[GMAX];     // weights, zero past n
+    for (int i = 0; i < G; i++) {
+        const float *wi = w + i * len + b0;
+        __m256 mx = _mm256_setzero_ps();
+        for (int r = 0; r < VROWS_Q8; r += 8) {
+            __m256 x;
+            if (r + 8 <= n) x = _mm256_loadu_ps(wi + r);
+            else {
+                float t[8] = {0};
+                for (int k = r; k < n; k++) t[k - r] = wi[k];
+                x = _mm256_loadu_ps(t);
+            }
+            _mm256_storeu_ps(wt[i] + r, x);
+            mx = _mm256_max_ps(mx, x);
+        }
+        wmax[i] = hmax256(mx);
+    }
+    for (int64_t b = 0; b < hd / 32; b++) {
+        const int64_t off = b * (int64_t)sizeof(ck_block_q8_0);
+        uint16_t dh[VROWS_Q8] = {0};            // the rows' block scales, zero past n
+        for (int r = 0; r < n; r++) dh[r] = ((const ck_block_q8_0 *)(row[r] + off))->d;
+        float dv[VROWS_Q8], dmax = 0;
+        for (int r = 0; r < VROWS_Q8; r += 8) {
+            const __m256 d8 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(dh + r)));
+            _mm256_storeu_ps(dv + r, d8);
+            dmax = hmax256(d8) > dmax ? hmax256(d8) : dmax;
+        }
+        int32_t pairs[GMAX][VROWS_Q8 / 2];   // (U[2k], U[2k+1]) as the low and high halves
+        float back[GMAX];
+        for (int i = 0; i < G; i++) {
+            const float bound = wmax[i] * dmax;
+            const __m256 f = _mm256_set1_ps(bound > 0 ? 32767.0f / bound : 0.0f);
+            back[i] = bound / 32767.0f;
+            for (int r = 0; r < n2; r += 16) {
+                const __m256i u0 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(wt[i] + r), _mm256_loadu_ps(dv + r)), f));
+                const __m256i u1 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(wt[i] + r + 8), _mm256_loadu_ps(dv + r + 8)), f));
+                _mm256_storeu_si256((__m256i *)(pairs[i] + r / 2), _mm256_permute4x64_epi64(_mm256_packs_epi32(u0, u1), 0xD8));
+            }
+        }
+        for (int c = 0; c < 32; c += 16) {
+            if (pf_bytes > 0) {
+                const int64_t nb = pf_step < pf_bytes ? pf_step : pf_bytes;
+                kv_prefetch(pf, nb);
+                pf += nb;
+                pf_bytes -= nb;
+            }
+            __m256i acc[GMAX][2];
+            for (int i = 0; i < G; i++) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
+            for (int r = 0; r < n2; r += 2) {
+                const __m128i a = _mm_loadu_si128((const __m128i *)(((const ck_block_q8_0 *)(row[r] + off))->qs + c));
+                const __m128i e = _mm_loadu_si128((const __m128i *)(((const ck_block_q8_0 *)(row[r + 1] + off))->qs + c));
+                const __m256i x0 = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, e));
+                const __m256i x1 = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(a, e));
+                for (int i = 0; i < G; i++) {
+                    const __m256i u = _mm256_set1_epi32(pairs[i][r / 2]);
+                    acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(x0, u));
+                    acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(x1, u));
+                }
+            }
+            for (int i = 0; i < G; i++) {
+                float *oi = o + i * hd + 32 * b + c;
+                const __m256 k = _mm256_set1_ps(back[i]);
+                _mm256_storeu_ps(oi, _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[i][0]), k, _mm256_loadu_ps(oi)));
+                _mm256_storeu_ps(oi + 8, _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[i][1]), k, _mm256_loadu_ps(oi + 8)));
+            }
+        }
+    }
+}
+
+#endif
