@@ -11,12 +11,14 @@ let defaultModelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 let modelBenchUsage = """
 usage: bench [--model PATH]... [-p N[,N]] [-n N[,N]] [-r N] [--threads N[,N]] [--depth N[,N]]
              [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4]
-             [--kv f16|q8_0|mxfp8_e4m3] [--schema] [--json] [--compare-llama-cpp]
+             [--kv f16|q8_0|mxfp8_e4m3[,...]] [--schema] [--json] [--compare-llama-cpp]
 
 llama-bench's tests: ppN prefills N tokens into an empty cache (one batch, logits of the last
 row), tgN generates N tokens one at a time (logits every step). Each test runs once to warm up,
 then -r times; tok/s is reported as mean ± stddev. --depth fills the cache with N tokens first;
-a list runs every test at each depth (its own rows, named "@ dN" when N > 0).
+a list runs every test at each depth (its own rows, named "@ dN" when N > 0). --kv picks the
+K/V cache format (default f16); a list runs every test with each format in turn, one row per
+format (named "kv q8_0"...), and ends with each format's tok/s over the first one's, test by test.
 --schema adds tgN+schema beside each tgN: the same decode with every step masked by a JSON
 schema's token mask (guided generation), and prints the masking time per token and its share.
 --compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and
@@ -42,7 +44,8 @@ struct ModelBenchOptions {
     var compare = false
     var schema = false
     var weights = WeightMode.native
-    var kv = KVCacheFormat.f16
+    /// K/V cache formats; every test runs with each in turn.
+    var kvs = [KVCacheFormat.f16]
 
     init(_ args: [String]) throws(BenchError) {
         var args = args[...]
@@ -78,9 +81,12 @@ struct ModelBenchOptions {
                 guard let mode = WeightMode(argument: w) else { throw .usage("--weights: unknown format \(w)") }
                 weights = mode
             case "--kv":
-                let k = try value(a)
-                guard let format = KVCacheFormat(rawValue: k) else { throw .usage("--kv: unknown format \(k)") }
-                kv = format
+                kvs = []
+                for k in try value(a).split(separator: ",") {
+                    guard let format = KVCacheFormat(rawValue: String(k)) else { throw .usage("--kv: unknown format \(k)") }
+                    kvs.append(format)
+                }
+                guard !kvs.isEmpty else { throw .usage("--kv needs a format") }
             case "-h", "--help": throw .help
             default: throw .usage("unknown option \(a)")
             }
@@ -126,10 +132,14 @@ func runModelBench(_ args: [String]) -> Int32 {
         }
         let loadSeconds = now() - t0
         let info = ModelInfo(path: path, file: file)
-        var tests: [(name: String, depth: Int, run: (Int) -> Double)] = []
+        var tests: [(name: String, depth: Int, kv: KVCacheFormat, run: (Int) -> Double)] = []
         for depth in options.depths {
-            for p in options.prompts { tests.append(("pp\(p)", depth, { threads in prefill(model, tokens: p, depth: depth, threads: threads, kv: options.kv) })) }
-            for n in options.generations { tests.append(("tg\(n)", depth, { threads in generate(model, tokens: n, depth: depth, threads: threads, kv: options.kv) })) }
+            for p in options.prompts {
+                for kv in options.kvs { tests.append(("pp\(p)", depth, kv, { threads in prefill(model, tokens: p, depth: depth, threads: threads, kv: kv) })) }
+            }
+            for n in options.generations {
+                for kv in options.kvs { tests.append(("tg\(n)", depth, kv, { threads in generate(model, tokens: n, depth: depth, threads: threads, kv: kv) })) }
+            }
         }
         if options.schema {
             let vocabulary: TokenVocabulary
@@ -139,18 +149,22 @@ func runModelBench(_ args: [String]) -> Int32 {
             }
             for depth in options.depths {
                 for n in options.generations {
-                    tests.append(("tg\(n)+schema", depth, { threads in
-                        generateGuided(model, tokens: n, depth: depth, threads: threads, kv: options.kv, vocabulary: vocabulary)
-                    }))
+                    for kv in options.kvs {
+                        tests.append(("tg\(n)+schema", depth, kv, { threads in
+                            generateGuided(model, tokens: n, depth: depth, threads: threads, kv: kv, vocabulary: vocabulary)
+                        }))
+                    }
                 }
             }
         }
         schemaMaskMicroseconds = []
         schemaStepMicroseconds = []
         var theirPeak: Double?   // largest llama-bench peak RSS on this model, MiB
+        var kvMeans: [(test: String, kv: KVCacheFormat, mean: Double)] = []   // for the --kv list's ratios
         for threads in options.threads {
             for test in tests {
-                let name = test.depth > 0 ? "\(test.name) @ d\(test.depth)" : test.name
+                let atDepth = test.depth > 0 ? "\(test.name) @ d\(test.depth)" : test.name
+                let name = options.kvs.count > 1 ? "\(atDepth) kv \(test.kv.rawValue)" : atDepth
                 printError("bench: \(info.name) \(name) t=\(threads): warm-up\n")
                 _ = test.run(threads)
                 var samples: [Double] = []
@@ -162,10 +176,11 @@ func runModelBench(_ args: [String]) -> Int32 {
                 if let llamaBench {
                     printError("bench: llama-bench \(name) t=\(threads)\n")
                     theirs = llamaBench.run(model: path, test: test.name, threads: threads, repetitions: options.repetitions,
-                                            depth: test.depth, kv: options.kv)
+                                            depth: test.depth, kv: test.kv)
                     if let rss = theirs?.peakRSSMiB { theirPeak = max(theirPeak ?? 0, rss) }
                 }
                 let m = Measurement(model: info.name, test: name, threads: threads, samples: samples)
+                kvMeans.append(("\(atDepth) t=\(threads)", test.kv, m.mean))
                 // Mean K/V bytes per decode token of the last run (set by generate).
                 let roofline = decodeKVBytesPerToken.map {
                     Roofline.tokensPerSecond(weightBytes: Roofline.weightBytesPerToken(file), kvBytes: $0, threads: threads)
@@ -176,6 +191,13 @@ func runModelBench(_ args: [String]) -> Int32 {
                 } else {
                     printRow(m, info: info, llamaCpp: theirs, compare: llamaBench != nil, roofline: roofline)
                 }
+            }
+        }
+        if options.kvs.count > 1 && !options.json {
+            print("\n\(info.name): tok/s against --kv \(options.kvs[0].rawValue), same run")
+            for first in kvMeans where first.kv == options.kvs[0] {
+                let others = kvMeans.filter { $0.test == first.test && $0.kv != first.kv }
+                print("  \(first.test): " + others.map { "\($0.kv.rawValue) \(fixed($0.mean / first.mean, 2))x" }.joined(separator: ", "))
             }
         }
         if options.schema && !schemaMaskMicroseconds.isEmpty {
