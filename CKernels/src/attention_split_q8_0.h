@@ -6,7 +6,8 @@
 // sign-extended to int16 and multiplied with vpmaddwd (two products summed per int32 lane), in
 // exact integer sums scaled once:
 //   scores  the query, rounded once per unit to int16 per head, q16 = round(q / qs),
-//           qs = max|q| / 32767: s[p] = qs * sum_b d[p][b] * (q16 · c_p over block b);
+//           qs = max|q| / 32767: s[p] = qs * sum_b d[p][b] * (q16 · c_p over block b), two rows
+//           at a time (row_pair_dots_q8);
 //   values  a block of up to VROWS_Q8 rows, per segment block b, the rows' weights times their
 //           scale rounded to int16 against their bound, two rows per vpmaddwd (v_block_q8).
 // Both roundings keep 15 bits of the largest value, against the cache's own 8 bits per block of
@@ -40,6 +41,29 @@ KV_AVX2 void row_dots_q8(const int16_t *q16, int64_t hd, const uint8_t *seg, int
             const __m256i t = _mm256_add_epi32(_mm256_madd_epi16(c0, _mm256_loadu_si256((const __m256i *)qb)),
                                                _mm256_madd_epi16(c1, _mm256_loadu_si256((const __m256i *)(qb + 16))));
             acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(t), d, acc[i]);
+        }
+    }
+}
+
+/// q8_0, two K rows at once: acc[i] for the G int16 query heads against the segments of rows r
+/// and r+1, lanes 0, 1, 4, 5 summing to row r's score without the query's scale and lanes 2, 3,
+/// 6, 7 to row r+1's. One vphaddd folds the two rows' int32 block dots into one vector, so each
+/// block costs one conversion and one FMA per head for both rows.
+KV_AVX2 void row_pair_dots_q8(const int16_t *q16, int64_t hd, const uint8_t *seg0, const uint8_t *seg1, int G, __m256 *acc) {
+    for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < hd / 32; b++) {
+        const ck_block_q8_0 *x = (const ck_block_q8_0 *)seg0 + b, *y = (const ck_block_q8_0 *)seg1 + b;
+        const __m256i x0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)x->qs));
+        const __m256i x1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x->qs + 16)));
+        const __m256i y0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)y->qs));
+        const __m256i y1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(y->qs + 16)));
+        const __m256 d = _mm256_blend_ps(_mm256_set1_ps(_cvtsh_ss(x->d)), _mm256_set1_ps(_cvtsh_ss(y->d)), 0xCC);
+        for (int i = 0; i < G; i++) {
+            const __m256i qa = _mm256_loadu_si256((const __m256i *)(q16 + i * hd + 32 * b));
+            const __m256i qb = _mm256_loadu_si256((const __m256i *)(q16 + i * hd + 32 * b + 16));
+            const __m256i tx = _mm256_add_epi32(_mm256_madd_epi16(x0, qa), _mm256_madd_epi16(x1, qb));
+            const __m256i ty = _mm256_add_epi32(_mm256_madd_epi16(y0, qa), _mm256_madd_epi16(y1, qb));
+            acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_hadd_epi32(tx, ty)), d, acc[i]);
         }
     }
 }
