@@ -16,6 +16,7 @@
 #include "ck_mx.h"
 #include "attention_internal.h"
 #include "avx2_exp.h"
+#include "avx2_reduce.h"
 
 /// Where one (query row, head) reads and writes.
 typedef struct {
@@ -65,14 +66,6 @@ static void head_ref(const head_job *j) {
 }
 
 __attribute__((target("avx2,fma,f16c")))
-static inline float hsum256(__m256 x) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
-__attribute__((target("avx2,fma,f16c")))
 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
 /// w[first..last] = e^(w - max) with the vector exp (as the blocked prefill kernel's softmax);
@@ -97,7 +90,7 @@ static float softmax_avx2(float *w, int64_t first, int64_t last, float max) {
         for (int i = left; i < 8; i++) tail[i] = 0;
         sum = _mm256_add_ps(sum, _mm256_loadu_ps(tail));
     }
-    return 1.0f / hsum256(sum);
+    return 1.0f / ck_hsum256(sum);
 }
 
 /// Output dimensions accumulated per pass over the positions: 8 registers of 8 lanes.
@@ -144,7 +137,7 @@ static void head_f16_avx2(const head_job *j) {
             acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(j->q + d + 8), load_half8(kp + 2 * d + 16), acc1);
         }
         for (; d < hd; d += 8) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(j->q + d), load_half8(kp + 2 * d), acc0);
-        const float dot = hsum256(_mm256_add_ps(acc0, acc1));
+        const float dot = ck_hsum256(_mm256_add_ps(acc0, acc1));
         j->w[p] = dot;
         if (dot > max) max = dot;
     }

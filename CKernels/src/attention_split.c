@@ -31,6 +31,7 @@
 #include "ck_matmul.h"
 #include "attention_internal.h"
 #include "avx2_exp.h"
+#include "avx2_reduce.h"
 #include "attention_kv_avx2.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
@@ -99,13 +100,6 @@ static void range_ref(const range_job *j) {
             for (int64_t d = 0; d < hd; d++) o[d] += w * vp[d];
         }
     }
-}
-
-T256 static inline float hsum256(__m256 x) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
 }
 
 T256 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
@@ -204,7 +198,7 @@ T256 INLINE void score_rows(ck_kv_format F, const float *q, const int16_t *q16, 
         __m256 a[GMAX];
         if (F == CK_KV_Q8_0) row_dots_q8(q16, hd, kg + p * row_bytes, G, a);
         else row_dots(F, q, hd, kg + p * row_bytes, G, a);
-        for (int i = 0; i < G; i++) s[i * len + p] = F == CK_KV_Q8_0 ? hsum256(a[i]) * qs[i] : hsum256(a[i]);
+        for (int i = 0; i < G; i++) s[i * len + p] = F == CK_KV_Q8_0 ? ck_hsum256(a[i]) * qs[i] : ck_hsum256(a[i]);
     }
 }
 
@@ -319,7 +313,7 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
             sum = _mm256_add_ps(sum, _mm256_loadu_ps(tail));
         }
         j->m[h] = mx;
-        j->l[h] = hsum256(sum);
+        j->l[h] = ck_hsum256(sum);
         for (int64_t d = 0; d < hd; d += 8) _mm256_storeu_ps(j->o + h * hd + d, _mm256_setzero_ps());
     }
     if (F == CK_KV_Q8_0) {

@@ -22,6 +22,7 @@
 #include <immintrin.h>
 #include "ck_blocks.h"
 #include "attention_kv_avx2.h"
+#include "avx2_reduce.h"
 
 // GMAX, the most query heads one call serves, comes from attention_split.c.
 
@@ -87,12 +88,6 @@ static inline void quantize_query(const float *q, int64_t heads, int64_t hd, int
 /// 5.4 / 4.1.
 enum { VROWS_Q8 = 64 };
 
-KV_AVX2 float hmax256(__m256 x) {
-    __m128 m = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
-}
-
 /// q8_0: o_i += sum_{p in [b0, b1)} w_i[p] * V_p for the G heads (w_i = w + i*len, o_i = o + i*hd)
 /// of one KV head (vg: its segment in the range's first row), b1 - b0 <= VROWS_Q8. Per block b of
 /// the segment, the rows' weights times their block scale, u[p] = w_i[p] * d[p][b], are rounded to
@@ -122,7 +117,7 @@ KV_AVX2 void v_block_q8(const float *w, int64_t len, const uint8_t *vg, int64_t 
             _mm256_storeu_ps(wt[i] + r, x);
             mx = _mm256_max_ps(mx, x);
         }
-        wmax[i] = hmax256(mx);
+        wmax[i] = ck_hmax256(mx);
     }
     for (int64_t b = 0; b < hd / 32; b++) {
         const int64_t off = b * (int64_t)sizeof(ck_block_q8_0);
@@ -132,7 +127,7 @@ KV_AVX2 void v_block_q8(const float *w, int64_t len, const uint8_t *vg, int64_t 
         for (int r = 0; r < VROWS_Q8; r += 8) {
             const __m256 d8 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(dh + r)));
             _mm256_storeu_ps(dv + r, d8);
-            dmax = hmax256(d8) > dmax ? hmax256(d8) : dmax;
+            dmax = ck_hmax256(d8) > dmax ? ck_hmax256(d8) : dmax;
         }
         int32_t pairs[GMAX][VROWS_Q8 / 2];   // (U[2k], U[2k+1]) as the low and high halves
         float back[GMAX];

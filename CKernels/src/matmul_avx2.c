@@ -18,6 +18,7 @@
 #include <math.h>
 #include "matmul_avx2_common.h"
 #include "matmul_avx2_prefill.h"
+#include "avx2_reduce.h"
 
 
 T256 INLINE int hsum_epi32(__m256i v) {
@@ -27,19 +28,12 @@ T256 INLINE int hsum_epi32(__m256i v) {
     return _mm_cvtsi128_si32(s);
 }
 
-T256 INLINE float hmax_ps(__m256 v) {
-    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_max_ss(s, _mm_shuffle_ps(s, s, 0x55));
-    return _mm_cvtss_f32(s);
-}
-
 /// Max |x| over n floats (n a multiple of 32).
 T256 INLINE float amax_avx2(const float *x, int n) {
     const __m256 signmask = _mm256_set1_ps(-0.0f);
     __m256 ax = _mm256_setzero_ps();
     for (int i = 0; i < n; i += 8) ax = _mm256_max_ps(ax, _mm256_andnot_ps(signmask, _mm256_loadu_ps(x + i)));
-    return hmax_ps(ax);
+    return ck_hmax256(ax);
 }
 
 /// fp32 -> fp16 -> fp32, round to nearest even (F16C; exact like ck_fp32_to_fp16).
