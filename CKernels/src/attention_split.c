@@ -148,57 +148,68 @@ T256 INLINE void row_dots(ck_kv_format F, const float *q, int64_t hd, const uint
     }
 }
 
-/// Lane i of the result = the horizontal sum of a[i] (a hadd tree over eight vectors).
-T256 INLINE __m256 hsum8(const __m256 *a) {
-    const __m256 h0 = _mm256_hadd_ps(a[0], a[1]), h1 = _mm256_hadd_ps(a[2], a[3]);
-    const __m256 h2 = _mm256_hadd_ps(a[4], a[5]), h3 = _mm256_hadd_ps(a[6], a[7]);
-    const __m256 u0 = _mm256_hadd_ps(h0, h1), u1 = _mm256_hadd_ps(h2, h3);
+/// The last two levels of a hadd tree: lane j of the result is (h[j/2] lanes 2m + 2m+1) +
+/// (h[j/2] lanes 4+2m + 5+2m), m = j % 2.
+T256 INLINE __m256 hsum_pairs4(const __m256 *h) {
+    const __m256 u0 = _mm256_hadd_ps(h[0], h[1]), u1 = _mm256_hadd_ps(h[2], h[3]);
     return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
-/// Scores s[i*len + p] of G query heads (q + i*hd; q8_0: q16 + i*hd times qs[i]) for the rows p
-/// of [p0, p1) of one KV head (kg: its segment in the range's first row): whole groups of eight
-/// rows reduced by one hsum8 per head (q8_0: four row pairs, two hadds), the rest one horizontal
-/// sum per row and head. q8_0's pairs took one layer's unit from cache, 1 thread, 0.30-0.32 ->
-/// 0.27 ms (decode microbenchmark, SmolLM2-shaped; streaming 30 layers on 2 threads moved within
-/// noise, Gemma-shaped too).
-T256 INLINE void score_rows(ck_kv_format F, const float *q, const int16_t *q16, const float *qs, int64_t hd,
-                            const uint8_t *kg, int64_t row_bytes, int64_t p0, int64_t p1, int G, float *s, int64_t len) {
+/// Lane i of the result = the horizontal sum of a[i] (a hadd tree over eight vectors).
+T256 INLINE __m256 hsum8(const __m256 *a) {
+    const __m256 h[4] = {_mm256_hadd_ps(a[0], a[1]), _mm256_hadd_ps(a[2], a[3]),
+                         _mm256_hadd_ps(a[4], a[5]), _mm256_hadd_ps(a[6], a[7])};
+    return hsum_pairs4(h);
+}
+
+/// Scores s[i*len + p] of G query heads (q + i*hd) for the rows p of [p0, p1) of one KV head
+/// (kg: its segment in the range's first row): whole groups of eight rows reduced by one hsum8
+/// per head, the rest one horizontal sum per row and head.
+T256 INLINE void score_rows(ck_kv_format F, const float *q, int64_t hd, const uint8_t *kg, int64_t row_bytes,
+                            int64_t p0, int64_t p1, int G, float *s, int64_t len) {
     int64_t p = p0;
-    if (F == CK_KV_Q8_0) {
-        // Four row pairs per group of eight (row_pair_dots_q8), reduced by two hadds per head.
-        for (; p + 8 <= p1; p += 8) {
-            __m256 acc[GMAX][4];
-            for (int r = 0; r < 4; r++) {
-                __m256 a[GMAX];
-                row_pair_dots_q8(q16, hd, kg + (p + 2 * r) * row_bytes, kg + (p + 2 * r + 1) * row_bytes, G, a);
-                for (int i = 0; i < G; i++) acc[i][r] = a[i];
-            }
-            for (int i = 0; i < G; i++) {
-                const __m256 u0 = _mm256_hadd_ps(acc[i][0], acc[i][1]), u1 = _mm256_hadd_ps(acc[i][2], acc[i][3]);
-                const __m256 sum = _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
-                _mm256_storeu_ps(s + i * len + p, _mm256_mul_ps(sum, _mm256_set1_ps(qs[i])));
-            }
-        }
-    }
     for (; p + 8 <= p1; p += 8) {
         __m256 acc[GMAX][8];
         for (int r = 0; r < 8; r++) {
             __m256 a[GMAX];
-            if (F == CK_KV_Q8_0) row_dots_q8(q16, hd, kg + (p + r) * row_bytes, G, a);
-            else row_dots(F, q, hd, kg + (p + r) * row_bytes, G, a);
+            row_dots(F, q, hd, kg + (p + r) * row_bytes, G, a);
             for (int i = 0; i < G; i++) acc[i][r] = a[i];
         }
-        for (int i = 0; i < G; i++) {
-            const __m256 sum = hsum8(acc[i]);
-            _mm256_storeu_ps(s + i * len + p, F == CK_KV_Q8_0 ? _mm256_mul_ps(sum, _mm256_set1_ps(qs[i])) : sum);
-        }
+        for (int i = 0; i < G; i++) _mm256_storeu_ps(s + i * len + p, hsum8(acc[i]));
     }
     for (; p < p1; p++) {
         __m256 a[GMAX];
-        if (F == CK_KV_Q8_0) row_dots_q8(q16, hd, kg + p * row_bytes, G, a);
-        else row_dots(F, q, hd, kg + p * row_bytes, G, a);
-        for (int i = 0; i < G; i++) s[i * len + p] = F == CK_KV_Q8_0 ? ck_hsum256(a[i]) * qs[i] : ck_hsum256(a[i]);
+        row_dots(F, q, hd, kg + p * row_bytes, G, a);
+        for (int i = 0; i < G; i++) s[i * len + p] = ck_hsum256(a[i]);
+    }
+}
+
+/// score_rows for q8_0, with the int16 query q16 + i*hd and its scales qs[i]: groups of eight
+/// rows as four pairs (row_pair_dots_q8), reduced by hsum_pairs4 per head (two hadds where hsum8
+/// takes six); a last group of fewer rows repeats its last row and keeps only its own scores, so
+/// every row's score is the same sum wherever it falls. The pairs took one SmolLM2-shaped layer's
+/// unit from cache, 1 thread, 0.30-0.32 -> 0.27 ms (decode microbenchmark; streaming 30 layers on
+/// 2 threads and the Gemma shape moved within noise).
+T256 INLINE void score_rows_q8(const int16_t *q16, const float *qs, int64_t hd, const uint8_t *kg, int64_t row_bytes,
+                               int64_t p0, int64_t p1, int G, float *s, int64_t len) {
+    for (int64_t p = p0; p < p1; p += 8) {
+        const int64_t n = p1 - p < 8 ? p1 - p : 8;
+        __m256 acc[GMAX][4];
+        for (int r = 0; r < 4; r++) {
+            const int64_t r0 = 2 * r < n ? 2 * r : n - 1, r1 = 2 * r + 1 < n ? 2 * r + 1 : n - 1;
+            __m256 a[GMAX];
+            row_pair_dots_q8(q16, hd, kg + (p + r0) * row_bytes, kg + (p + r1) * row_bytes, G, a);
+            for (int i = 0; i < G; i++) acc[i][r] = a[i];
+        }
+        for (int i = 0; i < G; i++) {
+            const __m256 sc = _mm256_mul_ps(hsum_pairs4(acc[i]), _mm256_set1_ps(qs[i]));
+            if (n == 8) _mm256_storeu_ps(s + i * len + p, sc);
+            else {
+                float lanes[8];
+                _mm256_storeu_ps(lanes, sc);
+                for (int64_t k = 0; k < n; k++) s[i * len + p + k] = lanes[k];
+            }
+        }
     }
 }
 
@@ -282,7 +293,9 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
         for (int64_t g = 0; g < kv_heads; g++)
             for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
                 const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
-                FOR_G(G, score_rows(F, j->q + h * hd, j->q16 + h * hd, j->qs + h, hd, j->k + g * j->head_bytes, row_bytes, b0, b1, g_, s + h * len, len))
+                const uint8_t *kg = j->k + g * j->head_bytes;
+                if (F == CK_KV_Q8_0) { FOR_G(G, score_rows_q8(j->q16 + h * hd, j->qs + h, hd, kg, row_bytes, b0, b1, g_, s + h * len, len)) }
+                else { FOR_G(G, score_rows(F, j->q + h * hd, hd, kg, row_bytes, b0, b1, g_, s + h * len, len)) }
             }
     }
     // Per head: max, weights e^(s - m) in place (whole groups of 8, the tail through a padded
@@ -372,14 +385,15 @@ static void run_unit(void *ctx, int64_t u, int t) {
     const int64_t a = sj->first + sj->n * u / sj->units, b = sj->first + sj->n * (u + 1) / sj->units;
     const int64_t hd = d->head_dim;
     float *part = d->scratch + u * d->scratch_stride + (d->scratch_stride - partial_floats(d));
+    float *tmp = d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest;   // unit_tmp_floats
     const range_job j = {
         .q = d->q, .k = d->k + a * d->row_bytes, .v = d->v + a * d->row_bytes,
         .row_bytes = d->row_bytes, .head_bytes = ck_kv_row_bytes(d->format, hd), .hd = hd, .len = b - a,
         .heads = d->heads, .group = d->heads / d->kv_heads, .format = d->format,
         .s = d->scratch + (int64_t)t * d->scratch_stride,
-        .tmp = d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest,
-        .q16 = (int16_t *)(d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest + hd),
-        .qs = d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest + hd + d->heads * ((hd + 1) / 2),
+        .tmp = tmp,
+        .q16 = (int16_t *)(tmp + hd),
+        .qs = tmp + hd + d->heads * ((hd + 1) / 2),
         .o = part, .m = part + d->heads * hd, .l = part + d->heads * (hd + 1),
     };
     sj->fn(&j);

@@ -26,30 +26,12 @@
 
 // GMAX, the most query heads one call serves, comes from attention_split.c.
 
-/// q8_0: acc[i] (lanes summing to (q16_i · k) / qs_i, the score without the query's scale) for
-/// the G int16 query heads q16 + i*hd against one K row segment. A block's codes are sign-extended
-/// to int16 once for all heads; per head two vpmaddwd give the block's dot in exact int32 lanes,
-/// converted once and times the block scale d.
-KV_AVX2 void row_dots_q8(const int16_t *q16, int64_t hd, const uint8_t *seg, int G, __m256 *acc) {
-    for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < hd / 32; b++) {
-        const ck_block_q8_0 *blk = (const ck_block_q8_0 *)seg + b;
-        const __m256i c0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)blk->qs));
-        const __m256i c1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(blk->qs + 16)));
-        const __m256 d = _mm256_set1_ps(_cvtsh_ss(blk->d));
-        for (int i = 0; i < G; i++) {
-            const int16_t *qb = q16 + i * hd + 32 * b;
-            const __m256i t = _mm256_add_epi32(_mm256_madd_epi16(c0, _mm256_loadu_si256((const __m256i *)qb)),
-                                               _mm256_madd_epi16(c1, _mm256_loadu_si256((const __m256i *)(qb + 16))));
-            acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(t), d, acc[i]);
-        }
-    }
-}
-
-/// q8_0, two K rows at once: acc[i] for the G int16 query heads against the segments of rows r
-/// and r+1, lanes 0, 1, 4, 5 summing to row r's score without the query's scale and lanes 2, 3,
-/// 6, 7 to row r+1's. One vphaddd folds the two rows' int32 block dots into one vector, so each
-/// block costs one conversion and one FMA per head for both rows.
+/// q8_0, two K rows at once: acc[i] for the G int16 query heads q16 + i*hd against the segments
+/// of rows r and r+1, lanes 0, 1, 4, 5 summing to row r's score without the query's scale and
+/// lanes 2, 3, 6, 7 to row r+1's. A block's codes are sign-extended to int16 once for all heads;
+/// per head, two vpmaddwd per row give its block dot in exact int32 lanes and one vphaddd folds
+/// the two rows into one vector, so each block costs one conversion and one FMA per head for
+/// both rows, times the rows' block scales.
 KV_AVX2 void row_pair_dots_q8(const int16_t *q16, int64_t hd, const uint8_t *seg0, const uint8_t *seg1, int G, __m256 *acc) {
     for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
     for (int64_t b = 0; b < hd / 32; b++) {
@@ -123,12 +105,14 @@ KV_AVX2 void v_block_q8(const float *w, int64_t len, const uint8_t *vg, int64_t 
         const int64_t off = b * (int64_t)sizeof(ck_block_q8_0);
         uint16_t dh[VROWS_Q8] = {0};            // the rows' block scales, zero past n
         for (int r = 0; r < n; r++) dh[r] = ((const ck_block_q8_0 *)(row[r] + off))->d;
-        float dv[VROWS_Q8], dmax = 0;
+        float dv[VROWS_Q8];
+        __m256 dm = _mm256_setzero_ps();
         for (int r = 0; r < VROWS_Q8; r += 8) {
             const __m256 d8 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(dh + r)));
             _mm256_storeu_ps(dv + r, d8);
-            dmax = ck_hmax256(d8) > dmax ? ck_hmax256(d8) : dmax;
+            dm = _mm256_max_ps(dm, d8);
         }
+        const float dmax = ck_hmax256(dm);
         int32_t pairs[GMAX][VROWS_Q8 / 2];   // (U[2k], U[2k+1]) as the low and high halves
         float back[GMAX];
         for (int i = 0; i < G; i++) {
