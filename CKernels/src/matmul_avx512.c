@@ -82,6 +82,11 @@ T512 INLINE __m512 load_scales16(const void *base, int64_t i, const int HS) {
 /// 110 vs 113); this way 255 and 123.
 enum { DECODE_PF_BYTES = 1024 };
 
+/// Most activation rows per tile. The tiles' arrays take this constant bound, not MT: a
+/// parameter-sized array is a VLA, which clang kept on the stack in the 4-bit 8-row tile (a store
+/// and a reload around every vpdpbusd).
+enum { MT_MAX = 8 };
+
 /// MT activation rows (from m0) x the 16 weight rows of group g, the whole K.
 /// PK4: 4-bit packed values; NSC: scales per 32; HASMIN: stored mw. nvalid: valid rows of the
 /// group (the others are padding and are not stored).
@@ -91,7 +96,7 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     const int64_t k = d->k, nb = k / 32, qb = PK4 ? 256 : 512, sb = HS ? 2 : 4;
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512 vneg = _mm512_set1_ps(negoff);
-    __m512 acc[MT];
+    __m512 acc[MT_MAX];
     UNROLL for (int r = 0; r < MT; r++) acc[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *qs = w->qs + (g * nb + b) * qb;
@@ -101,7 +106,7 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
             _mm_prefetch((const char *)w->dw + di * sb + DECODE_PF_BYTES / 8, _MM_HINT_T0);
             if (HASMIN) _mm_prefetch((const char *)w->mw + mi * sb + DECODE_PF_BYTES / 8, _MM_HINT_T0);
         }
-        __m512i dot0[MT], dot1[MT];
+        __m512i dot0[MT_MAX], dot1[MT_MAX];
         UNROLL for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }
         if (PK4) {
             UNROLL for (int j = 0; j < 4; j++) {
