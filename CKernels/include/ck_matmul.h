@@ -239,6 +239,8 @@ typedef struct {
     ck_prefill_kernel prefill; ///< m > 1, one threaded region for several matrices; NULL: tile
 } ck_format_kernels;
 
+struct ck_row_prefetch;
+
 /// Every kernel of one path, filled once at start (static tables).
 typedef struct {
     ck_kernel_path path;
@@ -248,6 +250,10 @@ typedef struct {
     void (*swiglu)(float *gate, const float *up, int64_t n);
     void (*geglu)(float *gate, const float *up, int64_t n);
     int simd_rows;                             ///< row ops, attention and KV rows may use their AVX2 kernels
+    /// The prefill attention's two FMA phases at this path's width (attention_tiles.h), for head
+    /// dims that are multiples of 16; NULL: the AVX2 ones.
+    void (*attention_scores)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
+    void (*attention_values)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
 } ck_path_kernels;
 
 /// The kernel table of path p (p must be a valid ck_kernel_path).

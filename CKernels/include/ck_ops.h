@@ -121,6 +121,10 @@ void ck_attention(const ck_attention_desc *d, int nthreads);
 /// when it does not apply: rows != 1 or scratch_stride too small. Any head_dim (AVX2 for
 /// multiples of 8 in fp16; the block formats' head_dim is a multiple of 32).
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads);
+/// The blocked prefill kernel of ck_attention (rows >= 4 on the SIMD paths) on an explicit
+/// kernel path (a ck_kernel_path), so tests can compare paths: returns 0 (doing nothing) when the
+/// path is not supported here, has no SIMD attention, or the kernel does not apply.
+int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path);
 /// Floats of scratch one thread needs (scratch_stride) for positions below `capacity`.
 int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim);
 

@@ -15,6 +15,10 @@
 // and out = O / l. So the K/V decode cost is shared by QL queries and no buffer grows with the
 // depth. Between the tiles of each phase the rows of the next one are prefetched (row_prefetch).
 // Units are handed out dynamically (atomic counter), latest rows (most positions) first.
+// The two FMA phases (scores, weighted values) run at the path's width (attention_tiles.h):
+// 16 lanes on the AVX-512 paths (attention_tiles_avx512.c; pp512 @ d4096 on an AVX-512 EPYC,
+// Zen 5, 2 threads, 3 interleaved rounds, median t/s: SmolLM2 429 -> 595, Gemma 3 1096 -> 1483),
+// 8 here otherwise; decoding rows and the softmax stay on 8 lanes.
 #include <immintrin.h>
 #include <math.h>
 #include "ck_ops.h"
@@ -22,14 +26,10 @@
 #include "avx2_exp.h"
 #include "attention_internal.h"
 #include "attention_kv_avx2.h"
+#include "attention_tiles.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
-
-/// Query lanes per unit and positions per decoded K/V chunk. 48 lanes (16 SmolLM2 rows x 3
-/// heads, 12 Gemma 3 rows x 4) share each decoded chunk among more queries than 32 did; with the
-/// online softmax no buffer grows with them but Qt and O.
-enum { QL = 48, CP = 30 };
 
 int64_t ck_attention_tiled_scratch_floats(int64_t head_dim) {
     return (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)CP * QL;   // Qt, O, Kc/Vc, S
@@ -58,31 +58,11 @@ T256 static void decode_rows(const ck_attention_desc *d, const uint8_t *base, in
     }
 }
 
-/// A cursor over the cache lines of rows [row, end) of one KV head, prefetched a few lines per
-/// step between the tiles of one phase so that the rows the next phase decodes are in cache when
-/// it starts: the scores prefetch the chunk's V rows, the weighted values the next chunk's K rows.
-/// The unit prefetches its first chunk's K rows at once. Before, decode_rows prefetched 16 rows
-/// ahead of itself and still waited on L3 (Gemma-shaped global layer at depth 4096, 1 thread:
-/// decode_rows 18 % of the samples, 8 % with this; 185-192 -> 164-176 ms in interleaved rounds);
-/// with this in place that prefetch was redundant and measured within noise without it.
-typedef struct {
-    const uint8_t *base;
-    int64_t row, end, line, lines_per_row, row_bytes;
-    int64_t per_step;   ///< lines per step: all of them over the phase's tile calls
-} row_prefetch;
-
-/// Rows [p0, p0 + n) of `base` (n <= 0: none), spread over `steps` calls of prefetch_step.
-INLINE row_prefetch prefetch_plan(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int64_t steps) {
+/// The cursor over rows [p0, p0 + n) of `base` (n <= 0: none); the phase that advances it
+/// spreads its lines over its tiles (prefetch_spread).
+INLINE row_prefetch prefetch_plan(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n) {
     const int64_t lines = (ck_kv_row_bytes(d->format, d->head_dim) + 63) / 64, rows = n > 0 ? n : 0;
-    if (steps < 1) steps = 1;
-    return (row_prefetch){base, p0, p0 + rows, 0, lines, d->row_bytes, (rows * lines + steps - 1) / steps};
-}
-
-T256 INLINE void prefetch_step(row_prefetch *f) {
-    for (int64_t i = 0; i < f->per_step && f->row < f->end; i++) {
-        _mm_prefetch((const char *)(f->base + f->row * f->row_bytes + 64 * f->line), _MM_HINT_T0);
-        if (++f->line == f->lines_per_row) { f->line = 0; f->row++; }
-    }
+    return (row_prefetch){base, p0, p0 + rows, 0, lines, d->row_bytes, 0};
 }
 
 /// S[p][lanes 8v..8v+8*NV) = sum_d Kc[p][d] * Qt[d] for NP positions; d ascending.
@@ -120,6 +100,60 @@ T256 INLINE void value_tile(const float *vc, const float *w, float *o, int64_t n
         for (int u = 0; u < NC; u++) _mm256_storeu_ps(o + (i + a) * hd + c + 8 * u, acc[a][u]);
 }
 
+/// The scores phase on 8-lane vectors (attention_scores_fn): six positions x two vectors per tile.
+T256 INLINE void scores8(const float *kc, const float *qt, float *s, int64_t cn, const int64_t hd, int64_t nl, row_prefetch *pf) {
+    const int nv = (int)(nl / 8);
+    prefetch_spread(pf, (cn / 6 + cn % 6) * ((nv + 1) / 2));
+    int64_t p = 0;
+    for (; p + 6 <= cn; p += 6) {
+        int v = 0;
+        for (; v + 2 <= nv; v += 2) { score_tile(kc + p * hd, qt, s + p * QL, hd, v, 6, 2); prefetch_step(pf); }
+        if (v < nv) { score_tile(kc + p * hd, qt, s + p * QL, hd, v, 6, 1); prefetch_step(pf); }
+    }
+    for (; p < cn; p++) {
+        int v = 0;
+        for (; v + 2 <= nv; v += 2) { score_tile(kc + p * hd, qt, s + p * QL, hd, v, 1, 2); prefetch_step(pf); }
+        if (v < nv) { score_tile(kc + p * hd, qt, s + p * QL, hd, v, 1, 1); prefetch_step(pf); }
+    }
+}
+
+/// The weighted-values phase on 8-lane vectors (attention_values_fn): six lanes per tile (12
+/// accumulators: 8 loads per 12 FMAs), the rest (nl is a multiple of 8) two at a time.
+T256 INLINE void values8(const float *vc, const float *w, float *o, int64_t cn, const int64_t hd, int64_t nl, row_prefetch *pf) {
+    prefetch_spread(pf, (nl / 6 + nl % 6 / 2) * ((hd + 15) / 16));
+    int i = 0;
+    for (; i + 6 <= nl; i += 6) {
+        int64_t c = 0;
+        for (; c + 16 <= hd; c += 16) { value_tile(vc, w, o, cn, hd, i, c, 6, 2); prefetch_step(pf); }
+        if (c < hd) { value_tile(vc, w, o, cn, hd, i, c, 6, 1); prefetch_step(pf); }
+    }
+    for (; i < nl; i += 2) {
+        int64_t c = 0;
+        for (; c + 16 <= hd; c += 16) { value_tile(vc, w, o, cn, hd, i, c, 2, 2); prefetch_step(pf); }
+        if (c < hd) { value_tile(vc, w, o, cn, hd, i, c, 2, 1); prefetch_step(pf); }
+    }
+}
+
+/// The phases with the supported models' head dims (SmolLM2 64, Gemma 3 256) as constants, so
+/// the tiles' loops and row offsets are fixed (worth 2-10 % of pp512 @ d4096's attention when the
+/// AVX2 unit was measured with and without, outputs unchanged).
+T256 static void scores_avx2(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+    if (hd == 64) scores8(kc, qt, s, cn, 64, nl, pf);
+    else if (hd == 256) scores8(kc, qt, s, cn, 256, nl, pf);
+    else scores8(kc, qt, s, cn, hd, nl, pf);
+}
+T256 static void values_avx2(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+    if (hd == 64) values8(vc, w, o, cn, 64, nl, pf);
+    else if (hd == 256) values8(vc, w, o, cn, 256, nl, pf);
+    else values8(vc, w, o, cn, hd, nl, pf);
+}
+
+/// A path's two phases.
+typedef struct {
+    attention_scores_fn scores;
+    attention_values_fn values;
+} tile_phases;
+
 /// All-ones in the lanes that do not see position p (p < first or p > last).
 T256 INLINE __m256 hidden(__m256i first, __m256i last, int64_t p) {
     const __m256i pv = _mm256_set1_epi32((int32_t)p);
@@ -129,13 +163,14 @@ T256 INLINE __m256 hidden(__m256i first, __m256i last, int64_t p) {
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1. HD: the
 /// head dim as a constant (0: read it from d), so the tiles' loops and row offsets are fixed.
 T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *scratch,
-                      const int64_t HD) {
+                      const tile_phases *ph, const int64_t HD) {
     const int64_t hd = HD ? HD : d->head_dim, group = d->heads / d->kv_heads;
     const int64_t nq = hg * nr, nv = (nq + 7) / 8;   // real lanes, 8-lane vectors in use
     float *qt = scratch, *o = qt + QL * hd, *kv = o + QL * hd, *s = kv + CP * hd;
     int32_t first[QL], last[QL];
     int64_t pmin = INT64_MAX, pmax = -1;
-    for (int64_t i = 0; i < nv * 8; i++) {
+    // Lanes up to a multiple of 16 (the 16-lane tiles compute them too; nl below is what counts).
+    for (int64_t i = 0; i < (nv * 8 + 15) / 16 * 16; i++) {
         const int64_t li = i < nq ? i : nq - 1;   // padding lanes repeat the last real query
         const int64_t r = r0 + li / hg, h = g * group + hg0 + li % hg;
         const int64_t l = d->positions[r];
@@ -160,7 +195,8 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
     for (int64_t i = 0; i < nl; i++) { run_max[i] = -INFINITY; run_sum[i] = 0; }
     for (int64_t i = 0; i < nl * hd; i += 8) _mm256_storeu_ps(o + i, _mm256_setzero_ps());
 
-    row_prefetch pf = prefetch_plan(d, kbase, pmin, npos < CP ? npos : CP, 1);
+    row_prefetch pf = prefetch_plan(d, kbase, pmin, npos < CP ? npos : CP);
+    prefetch_spread(&pf, 1);
     prefetch_step(&pf);
     for (int64_t c0 = 0; c0 < npos; c0 += CP) {
         const int64_t cn = npos - c0 < CP ? npos - c0 : CP, p0 = pmin + c0;
@@ -168,18 +204,9 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
 
         // Scores of the chunk's positions.
         decode_rows(d, kbase, p0, cn, kv);
-        pf = prefetch_plan(d, vbase, p0, cn, (cn / 6 + cn % 6) * ((nv + 1) / 2));
-        int64_t p = 0;
-        for (; p + 6 <= cn; p += 6) {
-            int v = 0;
-            for (; v + 2 <= nv; v += 2) { score_tile(kv + p * hd, qt, s + p * QL, hd, v, 6, 2); prefetch_step(&pf); }
-            if (v < nv) { score_tile(kv + p * hd, qt, s + p * QL, hd, v, 6, 1); prefetch_step(&pf); }
-        }
-        for (; p < cn; p++) {
-            int v = 0;
-            for (; v + 2 <= nv; v += 2) { score_tile(kv + p * hd, qt, s + p * QL, hd, v, 1, 2); prefetch_step(&pf); }
-            if (v < nv) { score_tile(kv + p * hd, qt, s + p * QL, hd, v, 1, 1); prefetch_step(&pf); }
-        }
+        pf = prefetch_plan(d, vbase, p0, cn);
+        ph->scores(kv, qt, s, cn, hd, nl, &pf);
+        int64_t p;
 
         // Online softmax: weights e^(s - running max), masked ones exactly 0; when a lane's
         // maximum grows, its sum and output so far are scaled by e^(old - new) first. A lane
@@ -216,22 +243,11 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
             _mm256_storeu_ps(run_sum + 8 * v, sum);
         }
 
-        // Weighted values. Six lanes per tile (12 accumulators: 8 loads per 12 FMAs), the rest
-        // (nl is a multiple of 8) two at a time.
+        // Weighted values.
         decode_rows(d, vbase, p0, cn, kv);
         const int64_t next = npos - c0 - CP < CP ? npos - c0 - CP : CP;   // rows of the next chunk
-        pf = prefetch_plan(d, kbase, p0 + CP, next, (nl / 6 + nl % 6 / 2) * ((hd + 15) / 16));
-        int i = 0;
-        for (; i + 6 <= nl; i += 6) {
-            int64_t c = 0;
-            for (; c + 16 <= hd; c += 16) { value_tile(kv, s, o, cn, hd, i, c, 6, 2); prefetch_step(&pf); }
-            if (c < hd) { value_tile(kv, s, o, cn, hd, i, c, 6, 1); prefetch_step(&pf); }
-        }
-        for (; i < nl; i += 2) {
-            int64_t c = 0;
-            for (; c + 16 <= hd; c += 16) { value_tile(kv, s, o, cn, hd, i, c, 2, 2); prefetch_step(&pf); }
-            if (c < hd) { value_tile(kv, s, o, cn, hd, i, c, 2, 1); prefetch_step(&pf); }
-        }
+        pf = prefetch_plan(d, kbase, p0 + CP, next);
+        ph->values(kv, s, o, cn, hd, nl, &pf);
     }
     for (int64_t i = 0; i < nq; i++) {
         const int64_t r = r0 + i / hg, h = g * group + hg0 + i % hg;
@@ -241,18 +257,18 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
     }
 }
 
-/// unit() for the head dims of the supported models (SmolLM2 64, Gemma 3 256) and any other
-/// multiple of 8. The constant head dim was worth 2-10 % of pp512 @ d4096's attention in a
-/// 2-thread microbenchmark (30 SmolLM2-shaped layers 1.89-2.35 -> 1.75-1.86 s; 18 Gemma-shaped
-/// 1.60-2.00 -> 1.59-1.93 s), outputs unchanged.
-T256 static void unit_hd64(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *s) { unit(d, g, hg0, hg, r0, nr, s, 64); }
-T256 static void unit_hd256(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *s) { unit(d, g, hg0, hg, r0, nr, s, 256); }
-T256 static void unit_any(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *s) { unit(d, g, hg0, hg, r0, nr, s, 0); }
+/// unit() with the supported models' head dims as constants (see scores_avx2), any other
+/// multiple of 8 read from d.
+#define UNIT_ARGS const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *s, const tile_phases *ph
+T256 static void unit_hd64(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 64); }
+T256 static void unit_hd256(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 256); }
+T256 static void unit_any(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0); }
 
 typedef struct {
     const ck_attention_desc *d;
     int64_t hg, rows_per_unit, row_blocks, subgroups, units;
-    void (*unit)(const ck_attention_desc *, int64_t, int64_t, int64_t, int64_t, int64_t, float *);
+    void (*unit)(UNIT_ARGS);
+    tile_phases phases;
 } tiled_job;
 
 /// Unit u: row blocks from the last (most positions) down, then KV head, then head subgroup.
@@ -264,10 +280,10 @@ static void run_unit(void *ctx, int64_t u, int t) {
     const int64_t rb = j->row_blocks - 1 - u / per_block, g = (u % per_block) / j->subgroups, sg = u % j->subgroups;
     const int64_t r0 = rb * j->rows_per_unit, nr = d->rows - r0 < j->rows_per_unit ? d->rows - r0 : j->rows_per_unit;
     const int64_t hg0 = sg * j->hg, hg = group - hg0 < j->hg ? group - hg0 : j->hg;
-    j->unit(d, g, hg0, hg, r0, nr, d->scratch + (int64_t)t * d->scratch_stride);
+    j->unit(d, g, hg0, hg, r0, nr, d->scratch + (int64_t)t * d->scratch_stride, &j->phases);
 }
 
-int ck_attention_tiled(const ck_attention_desc *d, int nthreads) {
+int ck_attention_tiled(const ck_attention_desc *d, int nthreads, ck_kernel_path path) {
     int64_t cap = 0;
     for (int64_t r = 0; r < d->rows; r++) cap = d->positions[r] + 1 > cap ? d->positions[r] + 1 : cap;
     if (d->head_dim % 8 != 0 || d->scratch_stride < ck_attention_scratch_floats(cap, d->head_dim)) return 0;
@@ -280,6 +296,14 @@ int ck_attention_tiled(const ck_attention_desc *d, int nthreads) {
     j.row_blocks = (d->rows + j.rows_per_unit - 1) / j.rows_per_unit;
     j.units = j.row_blocks * d->kv_heads * j.subgroups;
     j.unit = d->head_dim == 64 ? unit_hd64 : d->head_dim == 256 ? unit_hd256 : unit_any;
+    j.phases = (tile_phases){scores_avx2, values_avx2};
+    const ck_path_kernels *k = ck_kernels(path);
+    if (d->head_dim % 16 == 0 && k->attention_scores) j.phases = (tile_phases){k->attention_scores, k->attention_values};
     ck_parallel_units(run_unit, &j, j.units, nthreads);
     return 1;
+}
+
+int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path) {
+    if (path < 0 || path >= CK_PATH_COUNT || !ck_kernel_path_supported(path) || !ck_kernels((ck_kernel_path)path)->simd_rows) return 0;
+    return ck_attention_tiled(d, nthreads, (ck_kernel_path)path);
 }

@@ -8,6 +8,7 @@
 #include "ck_matmul.h"
 #include "ck_ops.h"
 #include "ck_tile.h"
+#include "attention_tiles.h"
 
 static int cpu_has_avx2(void) {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
@@ -99,6 +100,10 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define QUANT(Q8_32) {[CK_ACT_Q8_32] = Q8_32, [CK_ACT_Q8_0] = ck_quantize_act_avx2, \
                       [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}
 
+/// The 16-lane prefill attention phases.
+#define ATTENTION_AVX512 ck_attention_scores_avx512, ck_attention_values_avx512
+#define ATTENTION_AVX512_EMU ck_attention_scores_avx512_emu, ck_attention_values_avx512_emu
+
 static const ck_path_kernels tables[CK_PATH_COUNT] = {
     [CK_PATH_REF] = {CK_PATH_REF, "ref",
                      {INTS(REF_ALL), [CK_WF_F32] = REF_ALL, [CK_WF_F16] = REF_ALL,
@@ -111,17 +116,17 @@ static const ck_path_kernels tables[CK_PATH_COUNT] = {
                       QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, 1},
     [CK_PATH_AVX512] = {CK_PATH_AVX512, "avx512",
                         {AVX512_INTS(ck_matmul_avx512, ck_matmul_avx512, ck_prefill_avx512), FP8_AVX512},
-                        QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1},
+                        QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1, ATTENTION_AVX512},
     [CK_PATH_AMX] = {CK_PATH_AMX, "amx",
                      {AMX_INTS(ck_matmul_amx, ck_matmul_avx512, ck_prefill_amx, ck_prefill_avx512), FP8_AVX512},
-                     QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1},
+                     QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1, ATTENTION_AVX512},
     [CK_PATH_AVX512_EMU] = {CK_PATH_AVX512_EMU, "avx512-emu",
                             {AVX512_INTS(ck_matmul_avx512_emu, ck_matmul_avx512_emu, ck_prefill_avx512_emu), FP8_AVX512_EMU},
-                            QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1},
+                            QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1, ATTENTION_AVX512_EMU},
     [CK_PATH_AMX_EMU] = {CK_PATH_AMX_EMU, "amx-emu",
                          {AMX_INTS(ck_matmul_amx_emu, ck_matmul_avx512_emu, ck_prefill_amx_emu, ck_prefill_avx512_emu),
                           FP8_AVX512_EMU},
-                         QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1},
+                         QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1, ATTENTION_AVX512_EMU},
 };
 
 const ck_path_kernels *ck_kernels(ck_kernel_path p) {

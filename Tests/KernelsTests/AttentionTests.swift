@@ -50,6 +50,65 @@ import Testing
         for (i, v) in x.enumerated() { #expect(row[i] == ck_fp32_to_fp16(v), "element \(i): \(v)") }
     }
 
+    /// The blocked prefill kernel's FMA phases on every SIMD path (AVX-512's 16-lane tiles native
+    /// and emulated) give the AVX2 phases' outputs bit for bit: each output is the same sum in the
+    /// same order. Row counts that leave a unit with 8 or 40 query lanes (not a multiple of 16),
+    /// head dims with and without a 64-wide value tile.
+    @Test(arguments: [
+        Case(heads: 9, kvHeads: 3, headDim: 64, rows: 37, start: 300, window: 0, format: CK_KV_F16, reversed: false),
+        Case(heads: 4, kvHeads: 1, headDim: 256, rows: 22, start: 90, window: 40, format: CK_KV_Q8_0, reversed: false),
+        Case(heads: 4, kvHeads: 2, headDim: 80, rows: 10, start: 5, window: 0, format: CK_KV_F16, reversed: true),
+        Case(heads: 8, kvHeads: 1, headDim: 48, rows: 7, start: 33, window: 0, format: CK_KV_MXFP8_E4M3, reversed: false),
+    ])
+    func everyPathsTilesMatchAVX2(_ c: Case) {
+        let avx2 = run(c, threads: 2, path: .avx2)
+        for path in simdPaths where path != .avx2 {
+            let out = run(c, threads: 2, path: path)
+            let bad = zip(avx2, out).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(bad == 0, "\(c) \(path): \(bad) of \(out.count) outputs differ from avx2")
+        }
+    }
+
+    /// ck_attention_prefill_on(path) over a cache filled as matchesNaive fills it.
+    func run(_ c: Case, threads: Int, path: KernelPath) -> [Float] {
+        let kvDim = c.kvHeads * c.headDim, qDim = c.heads * c.headDim
+        let capacity = c.start + c.rows + 3, filled = c.start + c.rows
+        let rowBytes = Int(ck_kv_row_bytes(c.format, Int64(kvDim)))
+        var kBytes = [UInt8](repeating: 0, count: capacity * rowBytes), vBytes = kBytes
+        let kx = gaussians(filled * kvDim, seed: 41), vx = gaussians(filled * kvDim, seed: 42)
+        for p in 0..<filled {
+            kBytes.withUnsafeMutableBytes { ck_kv_store_row(c.format, kx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+            vBytes.withUnsafeMutableBytes { ck_kv_store_row(c.format, vx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+        }
+        let q = gaussians(c.rows * qDim, seed: 43, scale: 0.4)
+        let positions: [Int64] = (0..<c.rows).map { Int64(c.start + (c.reversed ? c.rows - 1 - $0 : $0)) }
+        var out = [Float](repeating: .nan, count: c.rows * qDim)
+        let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
+        var scratch = [Float](repeating: 0, count: threads * stride)
+        var ran: Int32 = 0
+        kBytes.withUnsafeBytes { k in
+            vBytes.withUnsafeBytes { v in
+                q.withUnsafeBufferPointer { qp in
+                    positions.withUnsafeBufferPointer { pos in
+                        out.withUnsafeMutableBufferPointer { o in
+                            scratch.withUnsafeMutableBufferPointer { s in
+                                var d = ck_attention_desc(
+                                    q: qp.baseAddress, q_stride: Int64(qDim), k: k.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                    v: v.baseAddress!.assumingMemoryBound(to: UInt8.self), row_bytes: Int64(rowBytes), format: c.format,
+                                    positions: pos.baseAddress, rows: Int64(c.rows), heads: Int64(c.heads), kv_heads: Int64(c.kvHeads),
+                                    head_dim: Int64(c.headDim), window: Int64(c.window), out: o.baseAddress, out_stride: Int64(qDim),
+                                    scratch: s.baseAddress, scratch_stride: Int64(stride))
+                                ran = ck_attention_prefill_on(&d, Int32(threads), path.rawValue)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(ran == 1, "\(c): the blocked kernel did not run on \(path)")
+        return out
+    }
+
     @Test(arguments: cases, [1, 2])
     func matchesNaive(_ c: Case, threads: Int) {
         let kvDim = c.kvHeads * c.headDim, qDim = c.heads * c.headDim
