@@ -240,6 +240,7 @@ typedef struct {
 } ck_format_kernels;
 
 struct ck_row_prefetch;
+struct ck_range_job;
 
 /// Every kernel of one path, filled once at start (static tables).
 typedef struct {
@@ -254,6 +255,9 @@ typedef struct {
     /// dims that are multiples of 16; NULL: the AVX2 ones.
     void (*attention_scores)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
     void (*attention_values)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
+    /// The split-K decode unit over an fp16 cache at this path's width (attention_internal.h),
+    /// for head dims that are multiples of 16; NULL: the AVX2 one.
+    void (*attention_split_f16)(const struct ck_range_job *);
 } ck_path_kernels;
 
 /// The kernel table of path p (p must be a valid ck_kernel_path).

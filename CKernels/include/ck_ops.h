@@ -125,6 +125,9 @@ int ck_attention_split_k(const ck_attention_desc *d, int nthreads);
 /// kernel path (a ck_kernel_path), so tests can compare paths: returns 0 (doing nothing) when the
 /// path is not supported here, has no SIMD attention, or the kernel does not apply.
 int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path);
+/// ck_attention_split_k with the units of an explicit kernel path (a ck_kernel_path), so tests
+/// can compare paths; 0 (doing nothing) also when the path is not supported here.
+int ck_attention_split_k_on(const ck_attention_desc *d, int nthreads, int path);
 /// Floats of scratch one thread needs (scratch_stride) for positions below `capacity`.
 int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim);
 

@@ -1,4 +1,4 @@
-// Private to the attention kernels (attention.c, attention_split.c, attention_tiled.c).
+// Private to the attention kernels (attention.c, attention_split*.c, attention_tiled.c).
 #ifndef CK_ATTENTION_INTERNAL_H
 #define CK_ATTENTION_INTERNAL_H
 
@@ -16,5 +16,27 @@ int64_t ck_attention_tiled_scratch_floats(int64_t head_dim);
 /// Floats of scratch per thread that ck_attention_split_k needs for positions below `capacity`
 /// (for up to 32 query heads).
 int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim);
+
+/// One unit's view: `len` rows from the range's first position, every head.
+typedef struct ck_range_job {
+    const float *q;             // [heads][hd]
+    const uint8_t *k, *v;       // the range's first row; KV head g at byte g * head_bytes
+    int64_t row_bytes, head_bytes, hd, len, heads, group;
+    ck_kv_format format;
+    float *s;                   // [heads][len] scores, then weights
+    float *tmp;                 // hd floats: one decoded head segment (scalar path)
+    int16_t *q16;               // q8_0 (AVX2): [heads][hd] the query rounded to int16 ...
+    float *qs;                  // ... [heads] and its scale per head: q ~ qs[h] * q16[h]
+    float *o, *m, *l;           // partial slot: o [heads][hd], m [heads], l [heads]
+} range_job;
+
+/// The AVX2 split-K unit's softmax (attention_split.c), shared by the wider units: per head the
+/// max of s, s replaced by e^(s - max) and their sum into m and l, the partial output zeroed.
+void range_softmax(const range_job *j);
+
+/// The split-K unit over an fp16 cache on 16-lane vectors (head_dim a multiple of 16), native and
+/// compiled against SIMDe (attention_split_avx512.c), named by the AVX-512 paths' kernel tables.
+void ck_attention_split_f16_avx512(const range_job *j);
+void ck_attention_split_f16_avx512_emu(const range_job *j);
 
 #endif

@@ -37,19 +37,6 @@
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
 
-/// One unit's view: `len` rows from the range's first position, every head.
-typedef struct {
-    const float *q;             // [heads][hd]
-    const uint8_t *k, *v;       // the range's first row; KV head g at byte g * head_bytes
-    int64_t row_bytes, head_bytes, hd, len, heads, group;
-    ck_kv_format format;
-    float *s;                   // [heads][len] scores, then weights
-    float *tmp;                 // hd floats: one decoded head segment (scalar path)
-    int16_t *q16;               // q8_0 (AVX2): [heads][hd] the query rounded to int16 ...
-    float *qs;                  // ... [heads] and its scale per head: q ~ qs[h] * q16[h]
-    float *o, *m, *l;           // partial slot: o [heads][hd], m [heads], l [heads]
-} range_job;
-
 /// Floats of one partial slot: o [heads][hd], m [heads], l [heads].
 static int64_t partial_floats(const ck_attention_desc *d) { return d->heads * (d->head_dim + 2); }
 
@@ -280,26 +267,11 @@ T256 INLINE void prefetch_rows(const uint8_t *base, int64_t row_bytes, int64_t p
 #define FOR_G(G, CALL) switch (G) { case 1: { const int g_ = 1; CALL; } break; case 2: { const int g_ = 2; CALL; } break; \
                                     case 3: { const int g_ = 3; CALL; } break; default: { const int g_ = 4; CALL; } break; }
 
-/// The AVX2 unit for cache format F (a constant in each instantiation below).
-T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
-    const int64_t hd = j->hd, len = j->len, H = j->heads, group = j->group, row_bytes = j->row_bytes;
-    const int64_t kv_heads = H / group;
+/// Per head: max, weights e^(s - m) in place (whole groups of 8, the tail through a padded copy)
+/// and their sum; the partial output starts at zero.
+T256 void range_softmax(const range_job *j) {
+    const int64_t hd = j->hd, len = j->len, H = j->heads;
     float *const s = j->s;
-    if (F == CK_KV_Q8_0) quantize_query(j->q, H, hd, j->q16, j->qs);
-    // Scores, a block of rows at a time, every KV head and its query heads GMAX at a time.
-    for (int64_t b0 = 0; b0 < len; b0 += 8) {
-        const int64_t b1 = len - b0 < 8 ? len : b0 + 8;
-        prefetch_rows(j->k, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + 8, len);
-        for (int64_t g = 0; g < kv_heads; g++)
-            for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
-                const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
-                const uint8_t *kg = j->k + g * j->head_bytes;
-                if (F == CK_KV_Q8_0) { FOR_G(G, score_rows_q8(j->q16 + h * hd, j->qs + h, hd, kg, row_bytes, b0, b1, g_, s + h * len, len)) }
-                else { FOR_G(G, score_rows(F, j->q + h * hd, hd, kg, row_bytes, b0, b1, g_, s + h * len, len)) }
-            }
-    }
-    // Per head: max, weights e^(s - m) in place (whole groups of 8, the tail through a padded
-    // copy) and their sum; the partial output starts at zero.
     for (int64_t h = 0; h < H; h++) {
         float *sh = s + h * len;
         __m256 vmax = _mm256_set1_ps(-INFINITY);
@@ -329,6 +301,27 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
         j->l[h] = ck_hsum256(sum);
         for (int64_t d = 0; d < hd; d += 8) _mm256_storeu_ps(j->o + h * hd + d, _mm256_setzero_ps());
     }
+}
+
+/// The AVX2 unit for cache format F (a constant in each instantiation below).
+T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
+    const int64_t hd = j->hd, len = j->len, H = j->heads, group = j->group, row_bytes = j->row_bytes;
+    const int64_t kv_heads = H / group;
+    float *const s = j->s;
+    if (F == CK_KV_Q8_0) quantize_query(j->q, H, hd, j->q16, j->qs);
+    // Scores, a block of rows at a time, every KV head and its query heads GMAX at a time.
+    for (int64_t b0 = 0; b0 < len; b0 += 8) {
+        const int64_t b1 = len - b0 < 8 ? len : b0 + 8;
+        prefetch_rows(j->k, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + 8, len);
+        for (int64_t g = 0; g < kv_heads; g++)
+            for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
+                const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
+                const uint8_t *kg = j->k + g * j->head_bytes;
+                if (F == CK_KV_Q8_0) { FOR_G(G, score_rows_q8(j->q16 + h * hd, j->qs + h, hd, kg, row_bytes, b0, b1, g_, s + h * len, len)) }
+                else { FOR_G(G, score_rows(F, j->q + h * hd, hd, kg, row_bytes, b0, b1, g_, s + h * len, len)) }
+            }
+    }
+    range_softmax(j);
     if (F == CK_KV_Q8_0) {
         for (int64_t b0 = 0; b0 < len; b0 += VROWS_Q8) {
             const int64_t b1 = len - b0 < VROWS_Q8 ? len : b0 + VROWS_Q8;
@@ -423,7 +416,8 @@ static void merge(const ck_attention_desc *d, int64_t units) {
     }
 }
 
-int ck_attention_split_k(const ck_attention_desc *d, int nthreads) {
+/// ck_attention_split_k with the units of path table k.
+static int split_k(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
     if (d->rows != 1 || nthreads < 1) return 0;
     const int64_t last = d->positions[0];
     const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0;
@@ -432,9 +426,12 @@ int ck_attention_split_k(const ck_attention_desc *d, int nthreads) {
     const int64_t longest = (n + units - 1) / units;
     if (d->heads * longest + unit_tmp_floats(d->heads, d->head_dim) + partial_floats(d) > d->scratch_stride) return 0;
     split_job sj = {d, first, n, units, longest, range_ref};
-    if (ck_kernels(ck_kernel_path_get())->simd_rows) {
+    if (k->simd_rows) {
         switch (d->format) {
-        case CK_KV_F16: if (d->head_dim % 8 == 0) sj.fn = range_f16; break;
+        case CK_KV_F16:
+            if (d->head_dim % 16 == 0 && k->attention_split_f16) sj.fn = k->attention_split_f16;
+            else if (d->head_dim % 8 == 0) sj.fn = range_f16;
+            break;
         case CK_KV_Q8_0: sj.fn = range_q8_0; break;
         case CK_KV_MXFP8_E4M3: sj.fn = range_mxfp8; break;
         }
@@ -442,4 +439,11 @@ int ck_attention_split_k(const ck_attention_desc *d, int nthreads) {
     ck_parallel_units(run_unit, &sj, units, (int)units);
     merge(d, units);
     return 1;
+}
+
+int ck_attention_split_k(const ck_attention_desc *d, int nthreads) { return split_k(d, nthreads, ck_kernels(ck_kernel_path_get())); }
+
+int ck_attention_split_k_on(const ck_attention_desc *d, int nthreads, int path) {
+    if (path < 0 || path >= CK_PATH_COUNT || !ck_kernel_path_supported(path)) return 0;
+    return split_k(d, nthreads, ck_kernels((ck_kernel_path)path));
 }

@@ -79,8 +79,9 @@ import Testing
             q = gaussians(qDim, seed: 33, scale: 0.4)
         }
 
-        /// Runs `split` (ck_attention_split_k) or the dispatching ck_attention on `threads` threads.
-        func run(threads: Int, split: Bool) -> (out: [Float], applied: Bool) {
+        /// Runs `split` (ck_attention_split_k, on `path` when given) or the dispatching
+        /// ck_attention on `threads` threads.
+        func run(threads: Int, split: Bool, path: KernelPath? = nil) -> (out: [Float], applied: Bool) {
             var out = [Float](repeating: .nan, count: qDim)
             let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
             var scratch = [Float](repeating: 0, count: threads * stride)
@@ -99,7 +100,9 @@ import Testing
                                         kv_heads: Int64(c.kvHeads), head_dim: Int64(c.headDim), window: Int64(c.window),
                                         out: o.baseAddress, out_stride: Int64(qDim), scratch: s.baseAddress,
                                         scratch_stride: Int64(stride))
-                                    if split { applied = ck_attention_split_k(&d, Int32(threads)) == 1 } else { ck_attention(&d, Int32(threads)) }
+                                    if let path { applied = ck_attention_split_k_on(&d, Int32(threads), path.rawValue) == 1 }
+                                    else if split { applied = ck_attention_split_k(&d, Int32(threads)) == 1 }
+                                    else { ck_attention(&d, Int32(threads)) }
                                 }
                             }
                         }
@@ -118,19 +121,33 @@ import Testing
         }
     }
 
+    /// Every path's units (ref, AVX2, the AVX-512 fp16 unit native and emulated) at every thread
+    /// count.
     @Test(arguments: cases)
     func matchesNaiveAtEveryThreadCount(_ c: Case) {
         let f = Fixture(c)
         let expected = f.reference()
-        for threads in 1...5 {
-            let (out, applied) = f.run(threads: threads, split: true)
-            #expect(applied, "split-K declined at \(threads) threads")
-            var worst = 0.0
-            for i in 0..<f.qDim { worst = max(worst, abs(expected[i] - Double(out[i]))) }
-            #expect(worst < attentionTolerance(format: c.format, decodeRow: true), "\(threads) threads: max abs error \(worst)")
-            // Fixed range boundaries and merge order: bit for bit the same on a second run.
-            let again = f.run(threads: threads, split: true).out
-            #expect(out.map(\.bitPattern) == again.map(\.bitPattern), "\(threads) threads: not deterministic")
+        for path in [KernelPath.ref] + simdPaths {
+            for threads in 1...5 {
+                let (out, applied) = f.run(threads: threads, split: true, path: path)
+                #expect(applied, "\(path): split-K declined at \(threads) threads")
+                var worst = 0.0
+                for i in 0..<f.qDim { worst = max(worst, abs(expected[i] - Double(out[i]))) }
+                #expect(worst < attentionTolerance(format: c.format, decodeRow: true), "\(path) \(threads) threads: max abs error \(worst)")
+                // Fixed range boundaries and merge order: bit for bit the same on a second run.
+                let again = f.run(threads: threads, split: true, path: path).out
+                #expect(out.map(\.bitPattern) == again.map(\.bitPattern), "\(path) \(threads) threads: not deterministic")
+            }
+        }
+    }
+
+    /// The emulated AVX-512 fp16 unit is the native one, bit for bit (where the CPU has AVX-512).
+    @Test(.enabled(if: KernelPath.avx512.isSupported), arguments: cases.filter { $0.format == CK_KV_F16 && $0.headDim % 16 == 0 })
+    func emulatedUnitIsTheNativeOne(_ c: Case) {
+        let f = Fixture(c)
+        for threads in [1, 2] {
+            #expect(f.run(threads: threads, split: true, path: .avx512).out.map(\.bitPattern)
+                    == f.run(threads: threads, split: true, path: .avx512Emulated).out.map(\.bitPattern), "\(threads) threads")
         }
     }
 
