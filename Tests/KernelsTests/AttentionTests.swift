@@ -61,98 +61,91 @@ import Testing
         Case(heads: 8, kvHeads: 1, headDim: 48, rows: 7, start: 33, window: 0, format: CK_KV_MXFP8_E4M3, reversed: false),
     ])
     func everyPathsTilesMatchAVX2(_ c: Case) {
-        let avx2 = run(c, threads: 2, path: .avx2)
+        let f = Fixture(c, seeds: (41, 42, 43))
+        let (avx2, _) = f.run(threads: 2, path: .avx2)
         for path in simdPaths where path != .avx2 {
-            let out = run(c, threads: 2, path: path)
+            let (out, ran) = f.run(threads: 2, path: path)
+            #expect(ran, "\(c): the blocked kernel did not run on \(path)")
             let bad = zip(avx2, out).filter { $0.bitPattern != $1.bitPattern }.count
             #expect(bad == 0, "\(c) \(path): \(bad) of \(out.count) outputs differ from avx2")
         }
     }
 
-    /// ck_attention_prefill_on(path) over a cache filled as matchesNaive fills it.
-    func run(_ c: Case, threads: Int, path: KernelPath) -> [Float] {
-        let kvDim = c.kvHeads * c.headDim, qDim = c.heads * c.headDim
-        let capacity = c.start + c.rows + 3, filled = c.start + c.rows
-        let rowBytes = Int(ck_kv_row_bytes(c.format, Int64(kvDim)))
-        var kBytes = [UInt8](repeating: 0, count: capacity * rowBytes), vBytes = kBytes
-        let kx = gaussians(filled * kvDim, seed: 41), vx = gaussians(filled * kvDim, seed: 42)
-        for p in 0..<filled {
-            kBytes.withUnsafeMutableBytes { ck_kv_store_row(c.format, kx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
-            vBytes.withUnsafeMutableBytes { ck_kv_store_row(c.format, vx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+    /// One case's cache (stored from gaussian K/V rows), what it decodes to, the queries and
+    /// their positions.
+    struct Fixture {
+        let c: Case
+        let kvDim: Int, qDim: Int, capacity: Int, rowBytes: Int
+        let k: [UInt8], v: [UInt8]
+        let kf: [Float], vf: [Float]
+        let q: [Float]
+        let positions: [Int64]
+
+        init(_ c: Case, seeds: (k: UInt64, v: UInt64, q: UInt64)) {
+            self.c = c
+            kvDim = c.kvHeads * c.headDim
+            qDim = c.heads * c.headDim
+            capacity = c.start + c.rows + 3
+            rowBytes = Int(ck_kv_row_bytes(c.format, Int64(kvDim)))
+            let filled = c.start + c.rows, kvDim = kvDim, rowBytes = rowBytes
+            var kb = [UInt8](repeating: 0, count: capacity * rowBytes), vb = kb
+            var kd = [Float](repeating: 0, count: filled * kvDim), vd = kd
+            let kx = gaussians(filled * kvDim, seed: seeds.k), vx = gaussians(filled * kvDim, seed: seeds.v)
+            for p in 0..<filled {
+                kb.withUnsafeMutableBytes { ck_kv_store_row(c.format, kx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+                vb.withUnsafeMutableBytes { ck_kv_store_row(c.format, vx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
+                kb.withUnsafeBytes { src in kd.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
+                vb.withUnsafeBytes { src in vd.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
+            }
+            k = kb
+            v = vb
+            kf = kd
+            vf = vd
+            q = gaussians(c.rows * qDim, seed: seeds.q, scale: 0.4)
+            positions = (0..<c.rows).map { Int64(c.start + (c.reversed ? c.rows - 1 - $0 : $0)) }
         }
-        let q = gaussians(c.rows * qDim, seed: 43, scale: 0.4)
-        let positions: [Int64] = (0..<c.rows).map { Int64(c.start + (c.reversed ? c.rows - 1 - $0 : $0)) }
-        var out = [Float](repeating: .nan, count: c.rows * qDim)
-        let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
-        var scratch = [Float](repeating: 0, count: threads * stride)
-        var ran: Int32 = 0
-        kBytes.withUnsafeBytes { k in
-            vBytes.withUnsafeBytes { v in
-                q.withUnsafeBufferPointer { qp in
-                    positions.withUnsafeBufferPointer { pos in
-                        out.withUnsafeMutableBufferPointer { o in
-                            scratch.withUnsafeMutableBufferPointer { s in
-                                var d = ck_attention_desc(
-                                    q: qp.baseAddress, q_stride: Int64(qDim), k: k.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                    v: v.baseAddress!.assumingMemoryBound(to: UInt8.self), row_bytes: Int64(rowBytes), format: c.format,
-                                    positions: pos.baseAddress, rows: Int64(c.rows), heads: Int64(c.heads), kv_heads: Int64(c.kvHeads),
-                                    head_dim: Int64(c.headDim), window: Int64(c.window), out: o.baseAddress, out_stride: Int64(qDim),
-                                    scratch: s.baseAddress, scratch_stride: Int64(stride))
-                                ran = ck_attention_prefill_on(&d, Int32(threads), path.rawValue)
+
+        /// ck_attention (path nil) or the blocked kernel on `path` (ck_attention_prefill_on);
+        /// `ran`: whether the kernel ran.
+        func run(threads: Int, path: KernelPath? = nil) -> (out: [Float], ran: Bool) {
+            var out = [Float](repeating: .nan, count: c.rows * qDim)
+            let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
+            var scratch = [Float](repeating: 0, count: threads * stride)
+            var ran = true
+            k.withUnsafeBytes { k in
+                v.withUnsafeBytes { v in
+                    q.withUnsafeBufferPointer { qp in
+                        positions.withUnsafeBufferPointer { pos in
+                            out.withUnsafeMutableBufferPointer { o in
+                                scratch.withUnsafeMutableBufferPointer { s in
+                                    var d = ck_attention_desc(
+                                        q: qp.baseAddress, q_stride: Int64(qDim), k: k.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                        v: v.baseAddress!.assumingMemoryBound(to: UInt8.self), row_bytes: Int64(rowBytes), format: c.format,
+                                        positions: pos.baseAddress, rows: Int64(c.rows), heads: Int64(c.heads), kv_heads: Int64(c.kvHeads),
+                                        head_dim: Int64(c.headDim), window: Int64(c.window), out: o.baseAddress, out_stride: Int64(qDim),
+                                        scratch: s.baseAddress, scratch_stride: Int64(stride))
+                                    if let path { ran = ck_attention_prefill_on(&d, Int32(threads), path.rawValue) == 1 }
+                                    else { ck_attention(&d, Int32(threads)) }
+                                }
                             }
                         }
                     }
                 }
             }
+            return (out, ran)
         }
-        #expect(ran == 1, "\(c): the blocked kernel did not run on \(path)")
-        return out
     }
 
     @Test(arguments: cases, [1, 2])
     func matchesNaive(_ c: Case, threads: Int) {
-        let kvDim = c.kvHeads * c.headDim, qDim = c.heads * c.headDim
-        let capacity = c.start + c.rows + 3, filled = c.start + c.rows
-        let rowBytes = Int(ck_kv_row_bytes(c.format, Int64(kvDim)))
-        var kBytes = [UInt8](repeating: 0, count: capacity * rowBytes), vBytes = kBytes
-        let kx = gaussians(filled * kvDim, seed: 11), vx = gaussians(filled * kvDim, seed: 12)
-        var kf = [Float](repeating: 0, count: filled * kvDim), vf = kf   // what the cache decodes to
-        for p in 0..<filled {
-            kBytes.withUnsafeMutableBytes { ck_kv_store_row(c.format, kx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
-            vBytes.withUnsafeMutableBytes { ck_kv_store_row(c.format, vx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
-            kBytes.withUnsafeBytes { src in kf.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
-            vBytes.withUnsafeBytes { src in vf.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
-        }
-        let q = gaussians(c.rows * qDim, seed: 13, scale: 0.4)
-        let positions: [Int64] = (0..<c.rows).map { Int64(c.start + (c.reversed ? c.rows - 1 - $0 : $0)) }
-        var out = [Float](repeating: .nan, count: c.rows * qDim)
-        let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
-        var scratch = [Float](repeating: 0, count: threads * stride)
-        kBytes.withUnsafeBytes { k in
-            vBytes.withUnsafeBytes { v in
-                q.withUnsafeBufferPointer { qp in
-                    positions.withUnsafeBufferPointer { pos in
-                        out.withUnsafeMutableBufferPointer { o in
-                            scratch.withUnsafeMutableBufferPointer { s in
-                                var d = ck_attention_desc(
-                                    q: qp.baseAddress, q_stride: Int64(qDim), k: k.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                    v: v.baseAddress!.assumingMemoryBound(to: UInt8.self), row_bytes: Int64(rowBytes), format: c.format,
-                                    positions: pos.baseAddress, rows: Int64(c.rows), heads: Int64(c.heads), kv_heads: Int64(c.kvHeads),
-                                    head_dim: Int64(c.headDim), window: Int64(c.window), out: o.baseAddress, out_stride: Int64(qDim),
-                                    scratch: s.baseAddress, scratch_stride: Int64(stride))
-                                ck_attention(&d, Int32(threads))
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let f = Fixture(c, seeds: (11, 12, 13))
+        let out = f.run(threads: threads).out
         var worst = 0.0
         for r in 0..<c.rows {
-            let last = Int(positions[r]), first = c.window > 0 ? max(0, last - c.window + 1) : 0
-            let expected = referenceAttention(q: q, qOffset: r * qDim, k: kf, v: vf, heads: c.heads, kvHeads: c.kvHeads,
+            let last = Int(f.positions[r]), first = c.window > 0 ? max(0, last - c.window + 1) : 0
+            let expected = referenceAttention(q: f.q, qOffset: r * f.qDim, k: f.kf, v: f.vf, heads: c.heads, kvHeads: c.kvHeads,
                                               headDim: c.headDim, first: first, last: last)
-            for i in 0..<qDim { worst = max(worst, abs(expected[i] - Double(out[r * qDim + i]))) }
+            for i in 0..<f.qDim { worst = max(worst, abs(expected[i] - Double(out[r * f.qDim + i]))) }
         }
         #expect(worst < attentionTolerance(format: c.format, decodeRow: c.rows == 1), "max abs error \(worst)")
     }
