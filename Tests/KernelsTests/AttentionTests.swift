@@ -87,20 +87,9 @@ import Testing
             qDim = c.heads * c.headDim
             capacity = c.start + c.rows + 3
             rowBytes = Int(ck_kv_row_bytes(c.format, Int64(kvDim)))
-            let filled = c.start + c.rows, kvDim = kvDim, rowBytes = rowBytes
-            var kb = [UInt8](repeating: 0, count: capacity * rowBytes), vb = kb
-            var kd = [Float](repeating: 0, count: filled * kvDim), vd = kd
+            let filled = c.start + c.rows, kvDim = kvDim
             let kx = gaussians(filled * kvDim, seed: seeds.k), vx = gaussians(filled * kvDim, seed: seeds.v)
-            for p in 0..<filled {
-                kb.withUnsafeMutableBytes { ck_kv_store_row(c.format, kx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
-                vb.withUnsafeMutableBytes { ck_kv_store_row(c.format, vx.withUnsafeBufferPointer { $0.baseAddress! + p * kvDim }, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
-                kb.withUnsafeBytes { src in kd.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
-                vb.withUnsafeBytes { src in vd.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
-            }
-            k = kb
-            v = vb
-            kf = kd
-            vf = vd
+            (k, v, kf, vf) = storedCache(c.format, k: kx, v: vx, kvDim: kvDim, capacity: capacity)
             q = gaussians(c.rows * qDim, seed: seeds.q, scale: 0.4)
             positions = (0..<c.rows).map { Int64(c.start + (c.reversed ? c.rows - 1 - $0 : $0)) }
         }

@@ -58,22 +58,7 @@ import Testing
             qDim = c.heads * c.headDim
             let filled = c.position + 1
             let kx = gaussians(filled * kvDim, seed: 31), vx = gaussians(filled * kvDim, seed: 32)
-            var kb = [UInt8](repeating: 0, count: capacity * rowBytes), vb = kb
-            var kd = [Float](repeating: 0, count: filled * kvDim), vd = kd
-            for p in 0..<filled {
-                kx.withUnsafeBufferPointer { x in
-                    kb.withUnsafeMutableBytes { ck_kv_store_row(c.format, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
-                }
-                vx.withUnsafeBufferPointer { x in
-                    vb.withUnsafeMutableBytes { ck_kv_store_row(c.format, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) }
-                }
-                kb.withUnsafeBytes { src in kd.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
-                vb.withUnsafeBytes { src in vd.withUnsafeMutableBufferPointer { ck_kv_load_row(c.format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
-            }
-            k = kb
-            v = vb
-            kf = kd
-            vf = vd
+            (k, v, kf, vf) = storedCache(c.format, k: kx, v: vx, kvDim: kvDim, capacity: capacity)
             self.kx = kx
             self.vx = vx
             q = gaussians(qDim, seed: 33, scale: 0.4)

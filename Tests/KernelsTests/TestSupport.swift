@@ -129,6 +129,22 @@ func naiveWithBound(_ wf: [Float], n: Int, k: Int, _ x: [Float], m: Int, scheme:
     return (y, bound)
 }
 
+/// A KV cache of `capacity` rows in `format` whose first rows hold `kx` / `vx` (`[row][kvDim]`,
+/// stored by ck_kv_store_row), and what those rows decode to (ck_kv_load_row).
+func storedCache(_ format: ck_kv_format, k kx: [Float], v vx: [Float], kvDim: Int, capacity: Int)
+    -> (k: [UInt8], v: [UInt8], kf: [Float], vf: [Float]) {
+    let rowBytes = Int(ck_kv_row_bytes(format, Int64(kvDim))), filled = kx.count / kvDim
+    var k = [UInt8](repeating: 0, count: capacity * rowBytes), v = k
+    var kf = [Float](repeating: 0, count: filled * kvDim), vf = kf
+    for p in 0..<filled {
+        kx.withUnsafeBufferPointer { x in k.withUnsafeMutableBytes { ck_kv_store_row(format, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) } }
+        vx.withUnsafeBufferPointer { x in v.withUnsafeMutableBytes { ck_kv_store_row(format, x.baseAddress! + p * kvDim, $0.baseAddress! + p * rowBytes, Int64(kvDim)) } }
+        k.withUnsafeBytes { src in kf.withUnsafeMutableBufferPointer { ck_kv_load_row(format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
+        v.withUnsafeBytes { src in vf.withUnsafeMutableBufferPointer { ck_kv_load_row(format, src.baseAddress! + p * rowBytes, $0.baseAddress! + p * kvDim, Int64(kvDim)) } }
+    }
+    return (k, v, kf, vf)
+}
+
 /// Largest error allowed for ck_attention against referenceAttention over the decoded cache.
 /// A decode row over a q8_0 cache goes through split-K's int16 path (attention_split_q8_0.h): it
 /// rounds the query to 15 bits of its largest element and each 64-row block's weights to 15 bits
