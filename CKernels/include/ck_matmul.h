@@ -250,7 +250,7 @@ typedef struct {
     ck_quantize_kernel quantize[CK_ACT_COUNT]; ///< by ck_act_format (F32 unused)
     void (*swiglu)(float *gate, const float *up, int64_t n);
     void (*geglu)(float *gate, const float *up, int64_t n);
-    int simd_rows;                             ///< row ops, attention and KV rows may use their AVX2 kernels
+    int simd_rows;                             ///< row ops, attention and KV rows may use their AVX2 kernels (or the wider ones below)
     /// The prefill attention's two FMA phases at this path's width (attention_tiles.h), for head
     /// dims that are multiples of 16; NULL: the AVX2 ones.
     void (*attention_scores)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);

@@ -118,8 +118,9 @@ void ck_attention(const ck_attention_desc *d, int nthreads);
 /// format: the visible positions cut into min(nthreads, visible) contiguous ranges, each walked
 /// once for all heads, merged in range order with the log-sum-exp correction
 /// (attention_split.c). Bitwise deterministic for a given nthreads. Returns 0 (doing nothing)
-/// when it does not apply: rows != 1 or scratch_stride too small. Any head_dim (AVX2 for
-/// multiples of 8 in fp16; the block formats' head_dim is a multiple of 32).
+/// when it does not apply: rows != 1 or scratch_stride too small. Any head_dim (fp16: AVX2 for
+/// multiples of 8, 16 lanes on the AVX-512 paths for multiples of 16; the block formats'
+/// head_dim is a multiple of 32).
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads);
 /// The blocked prefill kernel of ck_attention (rows >= 4 on the SIMD paths) on an explicit
 /// kernel path (a ck_kernel_path), so tests can compare paths: returns 0 (doing nothing) when the

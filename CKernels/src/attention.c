@@ -1,6 +1,7 @@
 // Grouped-query attention over the KV cache (ck_ops.h). Prefill (>= CK_TILED_MIN_ROWS rows, SIMD
 // paths) runs the blocked kernel of attention_tiled.c; one decode row runs split-K
-// (attention_split.c) except over a short fp16 context on 2+ threads; there, and for 2-3 rows,
+// (attention_split.c; both with 16-lane parts on the AVX-512 paths, named by the kernel table)
+// except over a short fp16 context on 2+ threads; there, and for 2-3 rows,
 // one (query row, head) pair is the unit of work: scores q·k over the visible positions,
 // softmax, weighted sum of v.
 // fp16 rows have an AVX2/F16C twin (head_dim a multiple of 8: 64 and 256 for our models; its
