@@ -4,6 +4,7 @@
 
 #include "ck_ops.h"
 #include "ck_matmul.h"
+#include <stdint.h>
 
 /// Runs `d` with the blocked kernel (attention_tiled.c), its FMA phases those of `path`'s kernel
 /// table; returns 0 (doing nothing) when it cannot: head_dim not a multiple of 8 or
@@ -16,6 +17,24 @@ int64_t ck_attention_tiled_scratch_floats(int64_t head_dim);
 /// Floats of scratch per thread that ck_attention_split_k needs for positions below `capacity`
 /// (for up to 32 query heads).
 int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim);
+
+/// Prefetches bytes [p, p + bytes) into L1, a cache line at a time. The attention passes read
+/// a row's KV head segments `row_bytes` apart, a stride the hardware prefetchers follow too late.
+/// The loop is kept rolled: clang unrolled it eight lines at a time, and that back-to-back burst
+/// made the split-K decode at depth 4096 stream its cache at about a third of the read rate
+/// (decode microbenchmark, AVX2 EPYC, 2 threads, fp16: 30 SmolLM2-shaped layers 16.7-17.9 ->
+/// 9.5-10.5 ms per token, 18 Gemma-shaped 9.7-10.4 -> 6.7-7.0 ms; the same addresses either way).
+static inline __attribute__((always_inline)) void kv_prefetch(const uint8_t *p, int64_t bytes) {
+#pragma clang loop unroll(disable)
+    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 3);   // prefetcht0
+}
+
+/// Prefetches rows [p0, min(p1, len)) of `base` (rows row_bytes apart) into L1, with kv_prefetch.
+static inline __attribute__((always_inline)) void prefetch_rows(const uint8_t *base, int64_t row_bytes, int64_t p0, int64_t p1,
+                                                                int64_t len) {
+    if (p1 > len) p1 = len;
+    if (p0 < p1) kv_prefetch(base + p0 * row_bytes, (p1 - p0) * row_bytes);
+}
 
 /// One unit's view: `len` rows from the range's first position, every head.
 typedef struct ck_range_job {

@@ -7,21 +7,11 @@
 
 #include <immintrin.h>
 #include "ck_ops.h"
+#include "attention_internal.h"
 #include "ck_blocks.h"
 #include "ck_mx.h"
 
 #define KV_AVX2 __attribute__((target("avx2,fma,f16c"))) static inline __attribute__((always_inline))
-
-/// Prefetches bytes [p, p + bytes) into L1, a cache line at a time. The attention passes read
-/// a row's KV head segments `row_bytes` apart, a stride the hardware prefetchers follow too late.
-/// The loop is kept rolled: clang unrolled it eight lines at a time, and that back-to-back burst
-/// made the split-K decode at depth 4096 stream its cache at about a third of the read rate
-/// (decode microbenchmark, AVX2 EPYC, 2 threads, fp16: 30 SmolLM2-shaped layers 16.7-17.9 ->
-/// 9.5-10.5 ms per token, 18 Gemma-shaped 9.7-10.4 -> 6.7-7.0 ms; the same addresses either way).
-KV_AVX2 void kv_prefetch(const uint8_t *p, int64_t bytes) {
-#pragma clang loop unroll(disable)
-    for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch((const char *)(p + b), _MM_HINT_T0);
-}
 
 /// Bytes of one 32-element block.
 static inline int64_t kv_block_bytes(ck_kv_format f) {

@@ -257,12 +257,6 @@ enum { PB = 8 };
 /// Rechecked once kv_prefetch's loop was kept rolled: 8, 24 and 32 rows within noise of 16.
 enum { PREFETCH_ROWS = 16 };
 
-/// Prefetches rows [p0, min(p1, len)) of `base` into L1.
-T256 INLINE void prefetch_rows(const uint8_t *base, int64_t row_bytes, int64_t p0, int64_t p1, int64_t len) {
-    if (p1 > len) p1 = len;
-    if (p0 < p1) kv_prefetch(base + p0 * row_bytes, (p1 - p0) * row_bytes);
-}
-
 /// score_rows and v_rows with G a constant (1 .. GMAX), so their head loops unroll into registers.
 #define FOR_G(G, CALL) switch (G) { case 1: { const int g_ = 1; CALL; } break; case 2: { const int g_ = 2; CALL; } break; \
                                     case 3: { const int g_ = 3; CALL; } break; default: { const int g_ = 4; CALL; } break; }

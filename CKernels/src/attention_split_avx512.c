@@ -23,13 +23,9 @@
 /// Query heads per pass over a K row or a V block (Gemma 3's whole group, SmolLM2's three).
 enum { GW = 4 };
 /// Rows per K and V block, and how far ahead of a block its rows are prefetched (as the AVX2
-/// unit: the passes read a block KV head by KV head, which the hardware prefetchers do not follow).
+/// unit: the passes read a block KV head by KV head, which the hardware prefetchers do not follow;
+/// prefetch_rows, attention_internal.h).
 enum { BLOCK = 8, PREFETCH_ROWS = 16 };
-
-INLINE void prefetch_rows(const uint8_t *base, int64_t row_bytes, int64_t p0, int64_t p1, int64_t len) {
-    if (p1 > len) p1 = len;
-    for (int64_t b = p0 * row_bytes; b < p1 * row_bytes; b += 64) __builtin_prefetch(base + b, 0, 3);
-}
 
 /// The upper 8 lanes of v plus its lower 8.
 T512 INLINE __m256 fold(__m512 v) {
