@@ -221,7 +221,7 @@ int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
 
 void ck_attention(const ck_attention_desc *d, int nthreads) {
     if (wants_split(d, nthreads) && ck_attention_split_k(d, nthreads)) return;
-    if (d->rows >= CK_TILED_MIN_ROWS && ck_kernels(ck_kernel_path_get())->simd_rows && ck_attention_tiled(d, nthreads, ck_kernel_path_get())) return;
+    if (d->rows >= CK_TILED_MIN_ROWS && ck_attention_tiled(d, nthreads, ck_kernels(ck_kernel_path_get()))) return;
     job jb = {d, head_ref};
     if (d->format == CK_KV_F16 && ck_kernels(ck_kernel_path_get())->simd_rows && d->head_dim % 8 == 0) jb.fn = head_f16_avx2;
     const int64_t pairs = d->rows * d->heads;

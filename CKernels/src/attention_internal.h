@@ -6,10 +6,10 @@
 #include "ck_matmul.h"
 #include <stdint.h>
 
-/// Runs `d` with the blocked kernel (attention_tiled.c), its FMA phases those of `path`'s kernel
-/// table; returns 0 (doing nothing) when it cannot: head_dim not a multiple of 8 or
-/// scratch_stride below ck_attention_scratch_floats.
-int ck_attention_tiled(const ck_attention_desc *d, int nthreads, ck_kernel_path path);
+/// Runs `d` with the blocked kernel (attention_tiled.c), its FMA phases those of kernel table k;
+/// returns 0 (doing nothing) when it cannot: a path without SIMD attention (ref), head_dim not a
+/// multiple of 8 or scratch_stride below ck_attention_scratch_floats.
+int ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k);
 
 /// Floats of scratch per thread that ck_attention_tiled needs (independent of the depth).
 int64_t ck_attention_tiled_scratch_floats(int64_t head_dim);

@@ -438,6 +438,5 @@ static int split_k(const ck_attention_desc *d, int nthreads, const ck_path_kerne
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads) { return split_k(d, nthreads, ck_kernels(ck_kernel_path_get())); }
 
 int ck_attention_split_k_on(const ck_attention_desc *d, int nthreads, int path) {
-    if (path < 0 || path >= CK_PATH_COUNT || !ck_kernel_path_supported(path)) return 0;
-    return split_k(d, nthreads, ck_kernels((ck_kernel_path)path));
+    return ck_kernel_path_supported(path) ? split_k(d, nthreads, ck_kernels((ck_kernel_path)path)) : 0;
 }

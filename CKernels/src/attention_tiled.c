@@ -206,7 +206,6 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         decode_rows(d, kbase, p0, cn, kv);
         pf = prefetch_plan(d, vbase, p0, cn);
         ph->scores(kv, qt, s, cn, hd, nl, &pf);
-        int64_t p;
 
         // Online softmax: weights e^(s - running max), masked ones exactly 0; when a lane's
         // maximum grows, its sum and output so far are scaled by e^(old - new) first. A lane
@@ -216,7 +215,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
             const __m256i lv = _mm256_loadu_si256((const __m256i *)(last + 8 * v));
             const __m256 ninf = _mm256_set1_ps(-INFINITY);
             __m256 mx = ninf;
-            for (p = 0; p < cn; p++) {
+            for (int64_t p = 0; p < cn; p++) {
                 __m256 sp = _mm256_loadu_ps(s + p * QL + 8 * v);
                 if (masked) sp = _mm256_blendv_ps(sp, ninf, hidden(fv, lv, p0 + p));
                 mx = _mm256_max_ps(mx, sp);
@@ -234,7 +233,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
                 }
                 _mm256_storeu_ps(run_max + 8 * v, new_max);
             }
-            for (p = 0; p < cn; p++) {
+            for (int64_t p = 0; p < cn; p++) {
                 __m256 w = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), new_max));
                 if (masked) w = _mm256_andnot_ps(hidden(fv, lv, p0 + p), w);
                 _mm256_storeu_ps(s + p * QL + 8 * v, w);
@@ -283,7 +282,8 @@ static void run_unit(void *ctx, int64_t u, int t) {
     j->unit(d, g, hg0, hg, r0, nr, d->scratch + (int64_t)t * d->scratch_stride, &j->phases);
 }
 
-int ck_attention_tiled(const ck_attention_desc *d, int nthreads, ck_kernel_path path) {
+int ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
+    if (!k->simd_rows) return 0;
     int64_t cap = 0;
     for (int64_t r = 0; r < d->rows; r++) cap = d->positions[r] + 1 > cap ? d->positions[r] + 1 : cap;
     if (d->head_dim % 8 != 0 || d->scratch_stride < ck_attention_scratch_floats(cap, d->head_dim)) return 0;
@@ -297,13 +297,11 @@ int ck_attention_tiled(const ck_attention_desc *d, int nthreads, ck_kernel_path 
     j.units = j.row_blocks * d->kv_heads * j.subgroups;
     j.unit = d->head_dim == 64 ? unit_hd64 : d->head_dim == 256 ? unit_hd256 : unit_any;
     j.phases = (tile_phases){scores_avx2, values_avx2};
-    const ck_path_kernels *k = ck_kernels(path);
     if (d->head_dim % 16 == 0 && k->attention_scores) j.phases = (tile_phases){k->attention_scores, k->attention_values};
     ck_parallel_units(run_unit, &j, j.units, nthreads);
     return 1;
 }
 
 int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path) {
-    if (path < 0 || path >= CK_PATH_COUNT || !ck_kernel_path_supported(path) || !ck_kernels((ck_kernel_path)path)->simd_rows) return 0;
-    return ck_attention_tiled(d, nthreads, (ck_kernel_path)path);
+    return ck_kernel_path_supported(path) ? ck_attention_tiled(d, nthreads, ck_kernels((ck_kernel_path)path)) : 0;
 }
