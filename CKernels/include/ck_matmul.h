@@ -80,6 +80,13 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 /// Rows per repacked group: one 512-bit register holds 16 rows x 4 consecutive k as bytes.
 #define CK_R 16
 
+/// How far ahead of its loads a decode (M = 1) kernel prefetches the weight stream, in bytes
+/// (scale planes: an eighth of it). Both decode kernels (matvec_avx2.c, matmul_avx512.c) walk the
+/// repacked groups in address order as one forward stream per array.
+#ifndef CK_DECODE_PF_BYTES
+#define CK_DECODE_PF_BYTES 1024
+#endif
+
 /// A weight matrix as the kernels see it. `raw` is the original block data (GGUF or MX), rows
 /// [n][k/block], read by the reference kernel. The fast paths read the repacked arrays:
 ///  - qs: per group of 16 rows, per 32-block, either 512 bytes (8 quads of k; quad j is 64 bytes

@@ -75,12 +75,11 @@ T512 INLINE __m512 load_scales16(const void *base, int64_t i, const int HS) {
               : _mm512_loadu_ps((const float *)base + i);
 }
 
-/// Decode (MT = 1) walks one group at a time in address order and prefetches its weight and
-/// scale streams this many bytes ahead, as the AVX2 matvec does. Before, decode took four groups
-/// at a time (four streams, no prefetch) and was slower than the AVX2 matvec on an AVX-512 EPYC
-/// (Zen 5, 2 threads, tg128, 4 interleaved rounds, median t/s: SmolLM2 223 vs AVX2's 245, Gemma 3
-/// 110 vs 113); this way 255 and 123.
-enum { DECODE_PF_BYTES = 1024 };
+// Decode (MT = 1) walks one group at a time in address order and prefetches its weight and
+// scale streams CK_DECODE_PF_BYTES ahead, as the AVX2 matvec does. Before, decode took four
+// groups at a time (four streams, no prefetch) and was slower than the AVX2 matvec on an AVX-512
+// EPYC (Zen 5, 2 threads, tg128, 4 interleaved rounds, median t/s: SmolLM2 223 vs AVX2's 245,
+// Gemma 3 110 vs 113); this way 255 and 123.
 
 /// Most activation rows per tile. The tiles' arrays take this constant bound, not MT: a
 /// parameter-sized array is a VLA, which clang kept on the stack in the 4-bit 8-row tile (a store
@@ -102,9 +101,9 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
         const uint8_t *qs = w->qs + (g * nb + b) * qb;
         const int64_t di = (g * nb + b) * NSC * CK_R, mi = (g * nb + b) * CK_R;
         if (MT == 1) {
-            UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch((const char *)qs + DECODE_PF_BYTES + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)w->dw + di * sb + DECODE_PF_BYTES / 8, _MM_HINT_T0);
-            if (HASMIN) _mm_prefetch((const char *)w->mw + mi * sb + DECODE_PF_BYTES / 8, _MM_HINT_T0);
+            UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch((const char *)qs + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)w->dw + di * sb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+            if (HASMIN) _mm_prefetch((const char *)w->mw + mi * sb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
         }
         __m512i dot0[MT_MAX], dot1[MT_MAX];
         UNROLL for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }

@@ -4,19 +4,14 @@
 // Decode reads every weight byte once per token from DRAM, so the loop is shaped for the memory
 // system rather than for reuse: one group of 16 rows at a time, its blocks in address order, so
 // the weight bytes (and each scale plane) are consumed as one forward stream per array and the
-// next group starts where this one ended; software prefetches run CK_PF_BYTES ahead of the loads
-// so DRAM is already fetching while the current lines are unpacked. Both 8-row halves of a block
+// next group starts where this one ended; software prefetches run CK_DECODE_PF_BYTES ahead of
+// the loads so DRAM is already fetching while the current lines are unpacked. Both 8-row halves of a block
 // share the activation broadcasts. The integer dots use the same non-saturating i16 partial
 // sums as the prefill tiles (see matmul_avx2.c) and the fp32 epilogue is the reference's, lane
 // by lane, so results are bit-identical to ck_matmul_ref.
 #pragma STDC FP_CONTRACT OFF
 
 #include "matmul_avx2_common.h"
-
-/// How far ahead of the current load the weight stream is prefetched (bytes).
-#ifndef CK_PF_BYTES
-#define CK_PF_BYTES 1024
-#endif
 
 /// Value classes: 4-bit nibbles, 5-bit bytes (MXFP4), Q5_0's compact nibbles + fifth-bit plane, 6-bit bytes (Q6_K, two scales per block), 8-bit bytes.
 enum { V_U4, V_U5, V_U5C, V_Q6, V_S8 };
@@ -40,9 +35,9 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
     const __m256 vneg = _mm256_set1_ps(negoff);
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     for (int64_t b = 0; b < nb; b++, q += qb, aq += 32, meta += 4) {
-        prefetch_range(q + CK_PF_BYTES, qb);
-        _mm_prefetch((const char *)dwp + b * NSC * CK_R * sb + CK_PF_BYTES / 8, _MM_HINT_T0);
-        if (HASMIN) _mm_prefetch((const char *)mwp + b * CK_R * sb + CK_PF_BYTES / 8, _MM_HINT_T0);
+        prefetch_range(q + CK_DECODE_PF_BYTES, qb);
+        _mm_prefetch((const char *)dwp + b * NSC * CK_R * sb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+        if (HASMIN) _mm_prefetch((const char *)mwp + b * CK_R * sb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
         __m256i dot0[2], dot1[2];
         if (V == V_U4) {
             // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.
