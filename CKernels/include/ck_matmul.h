@@ -265,6 +265,8 @@ typedef struct {
     /// The split-K decode unit over an fp16 cache at this path's width (attention_internal.h),
     /// for head dims that are multiples of 16; NULL: the AVX2 one.
     void (*attention_split_f16)(const struct ck_range_job *);
+    /// The split-K decode unit over a q8_0 cache at this path's width; NULL: the AVX2 one.
+    void (*attention_split_q8_0)(const struct ck_range_job *);
 } ck_path_kernels;
 
 /// The kernel table of path p (p must be a valid ck_kernel_path).

@@ -44,7 +44,7 @@ typedef struct ck_range_job {
     ck_kv_format format;
     float *s;                   // [heads][len] scores, then weights
     float *tmp;                 // hd floats: one decoded head segment (scalar path)
-    int16_t *q16;               // q8_0 (AVX2): [heads][hd] the query rounded to int16 ...
+    int16_t *q16;               // q8_0: [heads][hd] the query rounded to int16 ...
     float *qs;                  // ... [heads] and its scale per head: q ~ qs[h] * q16[h]
     float *o, *m, *l;           // partial slot: o [heads][hd], m [heads], l [heads]
 } range_job;
@@ -57,5 +57,10 @@ void range_softmax(const range_job *j);
 /// compiled against SIMDe (attention_split_avx512.c), named by the AVX-512 paths' kernel tables.
 void ck_attention_split_f16_avx512(const range_job *j);
 void ck_attention_split_f16_avx512_emu(const range_job *j);
+
+/// The split-K unit over a q8_0 cache on 16-lane vectors with AVX512-VNNI, native and compiled
+/// against SIMDe (attention_split_q8_0_avx512.c), named by the AVX-512 paths' kernel tables.
+void ck_attention_split_q8_0_avx512(const range_job *j);
+void ck_attention_split_q8_0_avx512_emu(const range_job *j);
 
 #endif

@@ -426,7 +426,7 @@ static int split_k(const ck_attention_desc *d, int nthreads, const ck_path_kerne
             if (d->head_dim % 16 == 0 && k->attention_split_f16) sj.fn = k->attention_split_f16;
             else if (d->head_dim % 8 == 0) sj.fn = range_f16;
             break;
-        case CK_KV_Q8_0: sj.fn = range_q8_0; break;
+        case CK_KV_Q8_0: sj.fn = k->attention_split_q8_0 ? k->attention_split_q8_0 : range_q8_0; break;
         case CK_KV_MXFP8_E4M3: sj.fn = range_mxfp8; break;
         }
     }

@@ -1,13 +1,13 @@
 // The split-K decode unit (attention_split.c) over an fp16 cache on 16-lane vectors, for the
-// AVX-512 paths: the AVX2 unit's structure (K in blocks of eight rows, then the shared softmax,
-// then V in blocks of eight rows, every KV head's query heads up to four at a time so each row
-// segment is converted once for them) with half the conversions and FMAs per element. A score is
-// one 16-lane FMA chain over the head dim, folded to 8 lanes, and four rows' folds reduce to
-// four scores with three hadds; the weighted V keeps the four heads' accumulators for 64 dims in
-// registers (16 of the 32) over a block. Results differ from the AVX2 unit's in the summation
-// order of each score only (tolerance-tested against fp64 like it), and are bitwise the same on
-// every run with the same thread count. attention_split_avx512_emu.c compiles this file again
-// against SIMDe.
+// AVX-512 paths: the AVX2 unit's structure (K in blocks of eight rows, then the softmax, here on
+// 16 lanes (attention_softmax_avx512.h), then V in blocks of eight rows, every KV head's query
+// heads up to four at a time so each row segment is converted once for them) with half the
+// conversions and FMAs per element. A score is one 16-lane FMA chain over the head dim, folded to
+// 8 lanes, and four rows' folds reduce to four scores with three hadds; the weighted V keeps the
+// four heads' accumulators for 64 dims in registers (16 of the 32) over a block. Results differ
+// from the AVX2 unit's in the summation order of each score and of the softmax's sums only
+// (tolerance-tested against fp64 like it), and are bitwise the same on every run with the same
+// thread count. attention_split_avx512_emu.c compiles this file again against SIMDe.
 #include "attention_internal.h"
 
 #ifdef CK_AVX512_EMULATED
@@ -19,6 +19,7 @@
 #endif
 #define INLINE static inline __attribute__((always_inline))
 #define UNROLL _Pragma("clang loop unroll(full)")
+#include "attention_softmax_avx512.h"
 
 /// Query heads per pass over a K row or a V block (Gemma 3's whole group, SmolLM2's three).
 enum { GW = 4 };
@@ -110,7 +111,7 @@ T512 void ck_attention_split_f16_avx512(const range_job *j) {
                 FOR_G(G, score_rows(j->q + h * hd, hd, j->k + g * j->head_bytes, row_bytes, b0, b1, G_, j->s + h * len, len))
             }
     }
-    range_softmax(j);
+    range_softmax16(j);
     for (int64_t b0 = 0; b0 < len; b0 += BLOCK) {
         const int64_t b1 = len - b0 < BLOCK ? len : b0 + BLOCK;
         prefetch_rows(j->v, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + BLOCK, len);

@@ -26,8 +26,12 @@
 // SIMDe aliases the vector types only under its blanket switch; the ones the kernel names:
 typedef simde__m512 __m512;
 typedef simde__m512i __m512i;
+typedef simde__m512d __m512d;
 typedef simde__m256i __m256i;
 typedef simde__mmask16 __mmask16;
+#ifndef _CMP_GT_OQ
+#define _CMP_GT_OQ SIMDE_CMP_GT_OQ
+#endif
 
 #define EMU static inline
 

@@ -35,6 +35,7 @@ import Testing
         Case(heads: 6, kvHeads: 2, headDim: 96, position: 300, window: 0, format: CK_KV_Q8_0),    // 32-dim V chunk tail
         Case(heads: 8, kvHeads: 1, headDim: 32, position: 5, window: 0, format: CK_KV_Q8_0),      // scores tail only
         Case(heads: 10, kvHeads: 2, headDim: 64, position: 333, window: 40, format: CK_KV_Q8_0),  // GQA 5: 4 + 1
+        Case(heads: 3, kvHeads: 3, headDim: 32, position: 140, window: 0, format: CK_KV_Q8_0),    // 16-row and 64-row tails, odd rows
         Case(heads: 9, kvHeads: 3, headDim: 64, position: 1000, window: 0, format: CK_KV_MXFP8_E4M3),
         Case(heads: 4, kvHeads: 1, headDim: 256, position: 600, window: 100, format: CK_KV_MXFP8_E4M3),
     ]
@@ -106,8 +107,8 @@ import Testing
         }
     }
 
-    /// Every path's units (ref, AVX2, the AVX-512 fp16 unit native and emulated) at every thread
-    /// count.
+    /// Every path's units (ref, AVX2, the AVX-512 fp16 and q8_0 units native and emulated) at every
+    /// thread count.
     @Test(arguments: cases)
     func matchesNaiveAtEveryThreadCount(_ c: Case) {
         let f = Fixture(c)
@@ -126,8 +127,10 @@ import Testing
         }
     }
 
-    /// The emulated AVX-512 fp16 unit is the native one, bit for bit (where the CPU has AVX-512).
-    @Test(.enabled(if: KernelPath.avx512.isSupported), arguments: cases.filter { $0.format == CK_KV_F16 && $0.headDim % 16 == 0 })
+    /// The emulated AVX-512 fp16 and q8_0 units are the native ones, bit for bit (where the CPU has
+    /// AVX-512).
+    @Test(.enabled(if: KernelPath.avx512.isSupported),
+          arguments: cases.filter { ($0.format == CK_KV_F16 && $0.headDim % 16 == 0) || $0.format == CK_KV_Q8_0 })
     func emulatedUnitIsTheNativeOne(_ c: Case) {
         let f = Fixture(c)
         for threads in [1, 2] {
@@ -138,18 +141,20 @@ import Testing
 
     /// What the q8_0 path's int16 rounding adds is small next to what the q8_0 cache itself costs:
     /// its error against the decoded cache is under a twentieth of the decoded cache's error
-    /// against the fp32 rows it stored (measured: 1/150 to 1/350).
+    /// against the fp32 rows it stored (measured: 1/150 to 1/350), on every SIMD path's unit.
     @Test(arguments: cases.filter { $0.format == CK_KV_Q8_0 })
     func q8RoundingSmallNextToTheCache(_ c: Case) {
         let f = Fixture(c)
         let decoded = f.reference(), stored = f.reference(stored: true)
-        let out = f.run(threads: 2, split: true).out
-        var kernel = 0.0, cache = 0.0
-        for i in 0..<f.qDim {
-            kernel = max(kernel, abs(decoded[i] - Double(out[i])))
-            cache = max(cache, abs(stored[i] - decoded[i]))
+        for path in simdPaths {
+            let out = f.run(threads: 2, split: true, path: path).out
+            var kernel = 0.0, cache = 0.0
+            for i in 0..<f.qDim {
+                kernel = max(kernel, abs(decoded[i] - Double(out[i])))
+                cache = max(cache, abs(stored[i] - decoded[i]))
+            }
+            #expect(kernel < cache / 20, "\(path): kernel error \(kernel), the cache's own \(cache)")
         }
-        #expect(kernel < cache / 20, "kernel error \(kernel), the cache's own \(cache)")
     }
 
     /// ck_attention hands an fp16 decode row to split-K (same bits as calling it) on one thread,
