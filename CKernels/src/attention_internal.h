@@ -36,6 +36,16 @@ static inline __attribute__((always_inline)) void prefetch_rows(const uint8_t *b
     if (p0 < p1) kv_prefetch(base + p0 * row_bytes, (p1 - p0) * row_bytes);
 }
 
+/// The part of the next V block (n_pf rows of row_bytes) that KV head g's pass of the q8_0 units
+/// prefetches: the block cut into kv_heads shares of whole cache lines, share g at byte *offset.
+/// Returns its byte count (0 for shares past the block's end).
+static inline int64_t v_prefetch_share(int64_t n_pf, int64_t row_bytes, int64_t kv_heads, int64_t g, int64_t *offset) {
+    const int64_t share = ((n_pf * row_bytes + kv_heads - 1) / kv_heads + 63) & ~(int64_t)63;
+    const int64_t bytes = n_pf * row_bytes - g * share;
+    *offset = g * share;
+    return bytes < 0 ? 0 : bytes > share ? share : bytes;
+}
+
 /// One unit's view: `len` rows from the range's first position, every head.
 typedef struct ck_range_job {
     const float *q;             // [heads][hd]

@@ -321,15 +321,13 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
             const int64_t b1 = len - b0 < VROWS_Q8 ? len : b0 + VROWS_Q8;
             // The next block's rows, prefetched a few lines per chunk over its KV heads' passes.
             const int64_t n_pf = len - b1 < VROWS_Q8 ? len - b1 : VROWS_Q8;
-            const uint8_t *pf = j->v + b1 * row_bytes;
-            const int64_t share = ((n_pf * row_bytes + kv_heads - 1) / kv_heads + 63) & ~(int64_t)63;
             for (int64_t g = 0; g < kv_heads; g++) {
-                int64_t pf_bytes = n_pf * row_bytes - g * share;
-                pf_bytes = pf_bytes < 0 ? 0 : pf_bytes > share ? share : pf_bytes;
+                int64_t pf_at;
+                const int64_t pf_bytes = v_prefetch_share(n_pf, row_bytes, kv_heads, g, &pf_at);
                 for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
                     const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
                     FOR_G(G, v_block_q8(s + h * len, len, j->v + g * j->head_bytes, row_bytes, b0, b1, g_, j->o + h * hd, hd,
-                                        pf + g * share, h == g * group ? pf_bytes : 0))
+                                        j->v + b1 * row_bytes + pf_at, h == g * group ? pf_bytes : 0))
                 }
             }
         }

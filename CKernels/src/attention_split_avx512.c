@@ -1,6 +1,6 @@
 // The split-K decode unit (attention_split.c) over an fp16 cache on 16-lane vectors, for the
 // AVX-512 paths: the AVX2 unit's structure (K in blocks of eight rows, then the softmax, here on
-// 16 lanes (attention_softmax_avx512.h), then V in blocks of eight rows, every KV head's query
+// 16 lanes (attention_split_avx512.h), then V in blocks of eight rows, every KV head's query
 // heads up to four at a time so each row segment is converted once for them) with half the
 // conversions and FMAs per element. A score is one 16-lane FMA chain over the head dim, folded to
 // 8 lanes, and four rows' folds reduce to four scores with three hadds; the weighted V keeps the
@@ -8,21 +8,8 @@
 // from the AVX2 unit's in the summation order of each score and of the softmax's sums only
 // (tolerance-tested against fp64 like it), and are bitwise the same on every run with the same
 // thread count. attention_split_avx512_emu.c compiles this file again against SIMDe.
-#include "attention_internal.h"
+#include "attention_split_avx512.h"
 
-#ifdef CK_AVX512_EMULATED
-#include "avx512_simde.h"
-#define T512
-#else
-#include <immintrin.h>
-#define T512 __attribute__((target("avx512f,avx512vl,avx2,fma,f16c")))
-#endif
-#define INLINE static inline __attribute__((always_inline))
-#define UNROLL _Pragma("clang loop unroll(full)")
-#include "attention_softmax_avx512.h"
-
-/// Query heads per pass over a K row or a V block (Gemma 3's whole group, SmolLM2's three).
-enum { GW = 4 };
 /// Rows per K and V block, and how far ahead of a block its rows are prefetched (as the AVX2
 /// unit: the passes read a block KV head by KV head, which the hardware prefetchers do not follow;
 /// prefetch_rows, attention_internal.h).
@@ -94,10 +81,6 @@ T512 INLINE void v_rows(const float *w, int64_t len, const uint8_t *vg, int64_t 
     }
     UNROLL for (int i = 0; i < G; i++) UNROLL for (int c = 0; c < NC; c++) _mm512_storeu_ps(o + i * hd + d0 + 16 * c, acc[i][c]);
 }
-
-/// CALL with G_ a constant 1 .. GW, so the head loops unroll into registers.
-#define FOR_G(G, CALL) switch (G) { case 1: { const int G_ = 1; CALL; } break; case 2: { const int G_ = 2; CALL; } break; \
-                                    case 3: { const int G_ = 3; CALL; } break; default: { const int G_ = 4; CALL; } break; }
 
 T512 void ck_attention_split_f16_avx512(const range_job *j) {
     const int64_t hd = j->hd, len = j->len, group = j->group, row_bytes = j->row_bytes;

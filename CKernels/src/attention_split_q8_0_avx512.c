@@ -12,25 +12,12 @@
 //   values  a pair of rows fills a zmm with the 32 dims of a block, codes interleaved as int16
 //           pairs, and one vpdpwssd per head adds both rows' weighted codes for 16 of them.
 // Results differ from the AVX2 unit's in the fp32 summation order of each score and of the
-// softmax's sums (attention_softmax_avx512.h) only (the integer sums are exact either way); tolerance-tested against fp64 like it, bitwise the same on
-// every run with the same thread count. attention_split_q8_0_avx512_emu.c compiles this file again
-// against SIMDe.
-#include "attention_internal.h"
+// softmax's sums (attention_split_avx512.h) only, the integer sums being exact either way;
+// tolerance-tested against fp64 like it, bitwise the same on every run with the same thread count.
+// attention_split_q8_0_avx512_emu.c compiles this file again against SIMDe.
 #include "ck_blocks.h"
+#include "attention_split_avx512.h"
 
-#ifdef CK_AVX512_EMULATED
-#include "avx512_simde.h"
-#define T512
-#else
-#include <immintrin.h>
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
-#endif
-#define INLINE static inline __attribute__((always_inline))
-#define UNROLL _Pragma("clang loop unroll(full)")
-#include "attention_softmax_avx512.h"
-
-/// Query heads per pass over a K row or a V block (Gemma 3's whole group, SmolLM2's three).
-enum { GW = 4 };
 /// K rows per score block (one 16-lane vector of scores per head); V rows per weight block: its
 /// int32 sums stay below 2^31 (32 row pairs * 2 * 127 * 32767 < 2^29 per lane).
 enum { KROWS = 16, VROWS = 64 };
@@ -66,7 +53,7 @@ T512 INLINE void row_partials(const int16_t *q16, int64_t hd, const uint8_t *seg
     }
 }
 
-/// a + b as 128-bit lanes picked by imm from (a, b) (vshuff32x4).
+/// The 128-bit lanes of (a, b) that imm picks (vshuff32x4).
 #define SHUF128(a, b, imm) _mm512_castsi512_ps(_mm512_shuffle_i32x4(_mm512_castps_si512(a), _mm512_castps_si512(b), imm))
 
 /// Four rows' partials r0..r3 -> one vector whose 128-bit lane j holds rows 0..3's sums over
@@ -186,10 +173,6 @@ T512 INLINE void v_block(const float *w, int64_t len, const uint8_t *vg, int64_t
     }
 }
 
-/// CALL with G_ a constant 1 .. GW, so the head loops unroll into registers.
-#define FOR_G(G, CALL) switch (G) { case 1: { const int G_ = 1; CALL; } break; case 2: { const int G_ = 2; CALL; } break; \
-                                    case 3: { const int G_ = 3; CALL; } break; default: { const int G_ = 4; CALL; } break; }
-
 T512 void ck_attention_split_q8_0_avx512(const range_job *j) {
     const int64_t hd = j->hd, len = j->len, group = j->group, row_bytes = j->row_bytes;
     const int64_t kv_heads = j->heads / group;
@@ -208,15 +191,13 @@ T512 void ck_attention_split_q8_0_avx512(const range_job *j) {
         const int64_t b1 = len - b0 < VROWS ? len : b0 + VROWS;
         // The next block's rows, prefetched a few lines per segment block over its KV heads' passes.
         const int64_t n_pf = len - b1 < VROWS ? len - b1 : VROWS;
-        const uint8_t *pf = j->v + b1 * row_bytes;
-        const int64_t share = ((n_pf * row_bytes + kv_heads - 1) / kv_heads + 63) & ~(int64_t)63;
         for (int64_t g = 0; g < kv_heads; g++) {
-            int64_t pf_bytes = n_pf * row_bytes - g * share;
-            pf_bytes = pf_bytes < 0 ? 0 : pf_bytes > share ? share : pf_bytes;
+            int64_t pf_at;
+            const int64_t pf_bytes = v_prefetch_share(n_pf, row_bytes, kv_heads, g, &pf_at);
             for (int64_t h = g * group; h < (g + 1) * group; h += GW) {
                 const int G = (int)((g + 1) * group - h < GW ? (g + 1) * group - h : GW);
                 FOR_G(G, v_block(j->s + h * len, len, j->v + g * j->head_bytes, row_bytes, b0, b1, G_, j->o + h * hd, hd,
-                                 pf + g * share, h == g * group ? pf_bytes : 0))
+                                 j->v + b1 * row_bytes + pf_at, h == g * group ? pf_bytes : 0))
             }
         }
     }
