@@ -131,6 +131,11 @@ func runModelBench(_ args: [String]) -> Int32 {
             return 1
         }
         let loadSeconds = now() - t0
+        let headDim = model.hyperparameters.headDim
+        if let kv = options.kvs.first(where: { !$0.supports(headDim: headDim) }) {
+            printError("bench: \(path): --kv \(kv) needs a head dimension that is a multiple of 32; this model's is \(headDim)\n")
+            return 1
+        }
         let info = ModelInfo(path: path, file: file)
         var tests: [(name: String, depth: Int, kv: KVCacheFormat, run: (Int) -> Double)] = []
         for depth in options.depths {

@@ -23,6 +23,10 @@ public enum KVCacheFormat: String, Sendable, CaseIterable, CustomStringConvertib
     /// Whether rows of `width` elements can be stored (block formats need multiples of 32).
     public func supports(width: Int) -> Bool { self == .f16 || width % 32 == 0 }
 
+    /// Whether a model whose heads are `headDim` wide can use this format: the attention kernels
+    /// read a block format's head segment as whole 32-element blocks.
+    public func supports(headDim: Int) -> Bool { self == .f16 || headDim % 32 == 0 }
+
     public var description: String { rawValue }
 }
 
@@ -283,6 +287,7 @@ public final class KVCache: @unchecked Sendable {
                           window: Int?, into out: Matrix, scratch: inout [Float], threads: Int) {
         let kvHeads = kvDim / headDim
         precondition(q.columns == heads * headDim && out.columns == q.columns && heads % kvHeads == 0)
+        precondition(format.supports(headDim: headDim), "KV format \(format) needs a head dim that is a multiple of 32")
         precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < committed }, "position outside the cache")
         // Sized for the committed positions rather than the capacity, so a huge context costs no
         // scratch until it fills; it grows only when the commit doubles.

@@ -45,12 +45,18 @@ public struct LocalLanguageModel: LanguageModel {
     let weights: ModelWeights
 
     /// Loads (or reuses) the weights of the GGUF file at `url`.
-    /// - Throws: the GGUF, tokenizer, template or architecture error that stopped the load.
+    /// - Throws: the GGUF, tokenizer, template or architecture error that stopped the load, or
+    ///   `InvalidGenerationOptionsError` for sampling defaults or a KV cache type the model cannot use.
     public init(contentsOf url: URL, configuration: Configuration = Configuration()) async throws {
         self.url = url
         self.configuration = configuration
         if let reason = configuration.sampling.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
         weights = try await WeightStore.shared.weights(path: url.path, mode: configuration.weights.mode)
+        let headDim = weights.network.hyperparameters.headDim
+        guard configuration.kvCache.format.supports(headDim: headDim) else {
+            throw InvalidGenerationOptionsError(reason: "the \(configuration.kvCache.rawValue) KV cache needs a head dimension that is a "
+                                                + "multiple of 32; this model's is \(headDim)")
+        }
     }
 
     /// The context window requests run in, in tokens (prompt and response together).

@@ -44,6 +44,23 @@ import Testing
         #expect(streamed == 0)
     }
 
+    /// A block KV cache (q8_0, MXFP8) on a model whose heads are not whole 32-element blocks is a
+    /// typed error at load (it was a precondition failure when the first session made its
+    /// cache); fp16 loads the same model, and a block cache loads a model with 64-wide heads.
+    @Test func blockKVCacheNeedsWholeBlockHeads() async throws {
+        let url = try ThinkingModel.write()   // head dim 8
+        defer { try? FileManager.default.removeItem(at: url) }
+        for kv in [LocalLanguageModel.KVCacheType.q8_0, .mxfp8_e4m3] {
+            await #expect(throws: InvalidGenerationOptionsError.self) {
+                _ = try await LocalLanguageModel(contentsOf: url, configuration: .init(kvCache: kv))
+            }
+        }
+        let f16 = try await LocalLanguageModel(contentsOf: url, configuration: .init(kvCache: .f16))
+        #expect(f16.configuration.kvCache == .f16)
+        let smol = try await LocalLanguageModel(contentsOf: try await SmolLM2.model().url, configuration: .init(kvCache: .q8_0))
+        #expect(smol.configuration.kvCache == .q8_0)
+    }
+
     /// The session, not the executor, enforces capabilities: a model plugged in from elsewhere
     /// that declares none never sees a request it cannot serve.
     @Test func sessionChecksCapabilitiesForAnyExecutor() async throws {
