@@ -36,7 +36,7 @@ import Testing
         // <think> + thoughts + </think>, then the answer words and </s>.
         #expect(response.usage.output.reasoningTokenCount == thoughts + 2)
         #expect(response.usage.output.totalTokenCount == thoughts + 2 + ThinkingModel.answer.count + 1)
-        #expect(response.usage.input == Usage.Input(totalTokenCount: promptTokens, cachedTokenCount: 0))
+        #expect(response.usage.input == LanguageModelSession.Usage.Input(totalTokenCount: promptTokens, cachedTokenCount: 0))
         let entries = Array(response.transcriptEntries)
         #expect(entries.count == 3)
         guard entries.count == 3, case .prompt = entries[0], case let .reasoning(reasoning) = entries[1],
