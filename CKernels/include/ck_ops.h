@@ -19,6 +19,11 @@ void ck_rms_norm4_avx2(const float *x, const float *w, float *y, int64_t n, floa
 /// pairs (x[2i], x[2i+1]) as llama.cpp's "normal" mode; 1 rotates (x[i], x[i + n_rot/2]).
 /// The angle is built by repeated multiplication, like ggml, so results match it closely.
 void ck_rope(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t pos, float base, int neox);
+/// ck_rope in two halves, so the angles of a position can serve every layer: c[i] = cos θ_i and
+/// s[i] = sin θ_i for the n_rot / 2 pairs (the same sequence of θ as ck_rope), and the rotation
+/// of x's heads by them. ck_rope_apply over ck_rope_angles gives ck_rope's bits.
+void ck_rope_angles(int64_t pos, int64_t n_rot, float base, float *c, float *s);
+void ck_rope_apply(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, const float *c, const float *s, int neox);
 
 /// x[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)); result written to `gate`.
 /// Dispatches on the active kernel path: libm expf (ref) or a vector exp within ~2 ulp (AVX2).
@@ -55,6 +60,13 @@ void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, cons
 /// ck_rope of each row r ([heads][head_dim]) at position positions[r].
 void ck_rope_rows(float *x, int64_t rows, const int64_t *positions, int64_t heads, int64_t head_dim, int64_t n_rot,
                   float base, int neox, int nthreads);
+/// ck_rope_angles of each row's position into angles[r] = [cos (n_rot / 2) | sin (n_rot / 2)]
+/// (rows 2 * (n_rot / 2) floats apart).
+void ck_rope_angles_rows(float *angles, int64_t rows, const int64_t *positions, int64_t n_rot, float base, int nthreads);
+/// ck_rope_apply of each row r ([heads][head_dim]) with angles[r] from ck_rope_angles_rows:
+/// ck_rope_rows' bits, the angles computed once for all the layers of a batch.
+void ck_rope_rows_angles(float *x, int64_t rows, const float *angles, int64_t heads, int64_t head_dim, int64_t n_rot,
+                         int neox, int nthreads);
 /// ck_swiglu / ck_geglu of each row of gate with the same row of up.
 void ck_swiglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads);
 void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads);

@@ -12,20 +12,58 @@ void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps)
     for (int64_t i = 0; i < n; i++) y[i] = x[i] * scale * w[i];
 }
 
-void ck_rope(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t pos, float base, int neox) {
-    const float theta_scale = powf(base, -2.0f / (float)n_rot);
-    const int64_t half = n_rot / 2;
-    float theta = (float)pos;
-    for (int64_t i = 0; i < half; i++, theta *= theta_scale) {
-        const float c = cosf(theta), s = sinf(theta);
-        for (int64_t h = 0; h < n_heads; h++) {
-            float *head = x + h * head_dim;
-            const int64_t a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
-            const float x0 = head[a], x1 = head[b];
-            head[a] = x0 * c - x1 * s;
-            head[b] = x0 * s + x1 * c;
+/// c[i], s[i] for the next n pairs: cos and sin of *theta, which is then multiplied by scale
+/// (ggml's repeated multiplication; every rope entry point runs this one sequence).
+static void angles_from(float *theta, float scale, int64_t n, float *c, float *s) {
+    for (int64_t i = 0; i < n; i++, *theta *= scale) {
+        c[i] = cosf(*theta);
+        s[i] = sinf(*theta);
+    }
+}
+
+/// Rotates pairs [i0, i0 + n) of every head by (c[i - i0], s[i - i0]). Heads outside, pairs
+/// inside: the pair loop vectorizes (the other order was scalar, ~2 % of a Gemma 3 prefill).
+static void rotate_pairs(float *x, int64_t n_heads, int64_t head_dim, int64_t half, int64_t i0, int64_t n,
+                         const float *c, const float *s, int neox) {
+    for (int64_t h = 0; h < n_heads; h++) {
+        float *head = x + h * head_dim;
+        if (neox) {
+            float *lo = head + i0, *hi = head + i0 + half;
+            for (int64_t i = 0; i < n; i++) {
+                const float x0 = lo[i], x1 = hi[i];
+                lo[i] = x0 * c[i] - x1 * s[i];
+                hi[i] = x0 * s[i] + x1 * c[i];
+            }
+        } else {
+            float *pair = head + 2 * i0;
+            for (int64_t i = 0; i < n; i++) {
+                const float x0 = pair[2 * i], x1 = pair[2 * i + 1];
+                pair[2 * i] = x0 * c[i] - x1 * s[i];
+                pair[2 * i + 1] = x0 * s[i] + x1 * c[i];
+            }
         }
     }
+}
+
+void ck_rope(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, int64_t pos, float base, int neox) {
+    const float scale = powf(base, -2.0f / (float)n_rot);
+    const int64_t half = n_rot / 2;
+    enum { PAIRS = 64 };   // angles a stack chunk at a time
+    float theta = (float)pos, c[PAIRS], s[PAIRS];
+    for (int64_t i0 = 0; i0 < half; i0 += PAIRS) {
+        const int64_t n = half - i0 < PAIRS ? half - i0 : PAIRS;
+        angles_from(&theta, scale, n, c, s);
+        rotate_pairs(x, n_heads, head_dim, half, i0, n, c, s, neox);
+    }
+}
+
+void ck_rope_angles(int64_t pos, int64_t n_rot, float base, float *c, float *s) {
+    float theta = (float)pos;
+    angles_from(&theta, powf(base, -2.0f / (float)n_rot), n_rot / 2, c, s);
+}
+
+void ck_rope_apply(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, const float *c, const float *s, int neox) {
+    rotate_pairs(x, n_heads, head_dim, n_rot / 2, 0, n_rot / 2, c, s, neox);
 }
 
 void ck_swiglu_ref(float *gate, const float *up, int64_t n) {

@@ -11,14 +11,14 @@
 /// Decode's single row never opens a parallel region.
 #define CK_ROWS_MIN_PARALLEL (16 * 1024)
 
-typedef enum { OP_RMS_NORM, OP_ROPE, OP_SWIGLU, OP_GEGLU, OP_ADD, OP_SCALE, OP_KV_STORE } op_kind;
+typedef enum { OP_RMS_NORM, OP_ROPE, OP_ROPE_ANGLES, OP_ROPE_APPLY, OP_SWIGLU, OP_GEGLU, OP_ADD, OP_SCALE, OP_KV_STORE } op_kind;
 
 /// One batched op: rows [0, rows) of [rows][cols] matrices (rows `cols` floats apart).
 typedef struct {
     op_kind kind;
     float *y;            ///< output / in-place operand (rms norm: output; add: y; glu: gate)
     const float *x;      ///< rms norm: input; add: addend; glu: up
-    const float *w;      ///< rms norm weight [width]
+    const float *w;      ///< rms norm weight [width]; rope apply: angles [rows][2 * (n_rot / 2)]
     const int64_t *pos;  ///< rope, KV store: position of each row
     const float *v;      ///< KV store: values (x holds the keys)
     uint8_t *kdst, *vdst; int64_t row_bytes; ck_kv_format format;   ///< KV store: cache rows
@@ -47,6 +47,12 @@ static void run_rows(const rows_job *j, int64_t r0, int64_t r1) {
         case OP_RMS_NORM:   // whole range at once below
             break;
         case OP_ROPE: ck_rope(y, j->heads, j->head_dim, j->n_rot, j->pos[r], j->base, j->neox); break;
+        case OP_ROPE_ANGLES: ck_rope_angles(j->pos[r], j->n_rot, j->base, y, y + j->n_rot / 2); break;
+        case OP_ROPE_APPLY: {
+            const float *a = j->w + r * (j->n_rot / 2 * 2);
+            ck_rope_apply(y, j->heads, j->head_dim, j->n_rot, a, a + j->n_rot / 2, j->neox);
+            break;
+        }
         case OP_SWIGLU: ck_swiglu(y, x, c); break;
         case OP_GEGLU: ck_geglu(y, x, c); break;
         case OP_ADD: ck_add(y, x, c); break;
@@ -86,6 +92,19 @@ void ck_rope_rows(float *x, int64_t rows, const int64_t *positions, int64_t head
                   float base, int neox, int nthreads) {
     const rows_job j = {.kind = OP_ROPE, .y = x, .pos = positions, .rows = rows, .cols = heads * head_dim,
                         .heads = heads, .head_dim = head_dim, .n_rot = n_rot, .base = base, .neox = neox};
+    run(&j, nthreads);
+}
+
+void ck_rope_angles_rows(float *angles, int64_t rows, const int64_t *positions, int64_t n_rot, float base, int nthreads) {
+    const rows_job j = {.kind = OP_ROPE_ANGLES, .y = angles, .pos = positions, .rows = rows, .cols = n_rot / 2 * 2,
+                        .n_rot = n_rot, .base = base};
+    run(&j, nthreads);
+}
+
+void ck_rope_rows_angles(float *x, int64_t rows, const float *angles, int64_t heads, int64_t head_dim, int64_t n_rot,
+                         int neox, int nthreads) {
+    const rows_job j = {.kind = OP_ROPE_APPLY, .y = x, .w = angles, .rows = rows, .cols = heads * head_dim,
+                        .heads = heads, .head_dim = head_dim, .n_rot = n_rot, .neox = neox};
     run(&j, nthreads);
 }
 

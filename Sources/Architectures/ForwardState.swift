@@ -56,6 +56,8 @@ public final class ForwardState: @unchecked Sendable {
     var scores: [Float] = []
     /// Quantized activations of the current matmul input.
     let matmulScratch: MatmulScratch
+    /// The rope angles of the current batch, shared by its layers.
+    let ropeAngles = RopeAngleCache()
 
     init(cache: KVCache, maxBatch: Int, hyperparameters hp: Hyperparameters) {
         self.cache = cache
@@ -114,6 +116,7 @@ struct StepContext {
     }
 
     func rope(_ x: Matrix, heads: Int, headDim: Int, _ rope: RopeParameters) {
-        Ops.rope(x, rows: rows, positions: positions, heads: heads, headDim: headDim, rope: rope, threads: threads)
+        Ops.rope(x, rows: rows, positions: positions, heads: heads, headDim: headDim, rope: rope, angles: state.ropeAngles,
+                 threads: threads)
     }
 }

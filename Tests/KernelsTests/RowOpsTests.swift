@@ -88,6 +88,30 @@ import Testing
         }
     }
 
+    /// The angles computed once (ck_rope_angles_rows) and applied per tensor (ck_rope_rows_angles)
+    /// give ck_rope's bits: SmolLM2-like heads rotating 48 of 64 dims, and Gemma-like 256-dim heads
+    /// whose 128 pairs span ck_rope's two 64-pair angle chunks.
+    @Test(arguments: rowCounts) func ropeFromSharedAngles(rows: Int) {
+        for (heads, headDim, rotary) in [(9, 64, 48), (4, 256, 256)] {
+            let cols = heads * headDim, width = rotary / 2 * 2
+            let positions = (0..<rows).map { Int64(5 + 1031 * $0) }
+            let x = gaussians(rows * cols, seed: 6)
+            var angles = [Float](repeating: .nan, count: max(1, rows * width))
+            for neox: Int32 in [0, 1] {
+                positions.withUnsafeBufferPointer { p in
+                    Self.check(x, rows: rows, cols: cols, "rope \(heads)x\(headDim)/\(rotary) neox \(neox) from angles",
+                               batched: { y, t in
+                                   angles.withUnsafeMutableBufferPointer { a in
+                                       ck_rope_angles_rows(a.baseAddress!, Int64(rows), p.baseAddress!, Int64(rotary), 1_000_000, t)
+                                       ck_rope_rows_angles(y, Int64(rows), a.baseAddress!, Int64(heads), Int64(headDim), Int64(rotary), neox, t)
+                                   }
+                               },
+                               single: { y, r in ck_rope(y, Int64(heads), Int64(headDim), Int64(rotary), p[r], 1_000_000, neox) })
+                }
+            }
+        }
+    }
+
     @Test(arguments: rowCounts) func elementwise(rows: Int) {
         let cols = 1536 + 5   // not a multiple of 8: each row has a scalar tail, as in the row loop
         let y = gaussians(rows * cols, seed: 4, scale: 4), x = gaussians(rows * cols, seed: 5)
