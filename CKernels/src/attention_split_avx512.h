@@ -1,22 +1,13 @@
 // Private to the AVX-512 split-K units (attention_split_avx512.c for fp16,
-// attention_split_q8_0_avx512.c for q8_0): what both compile with, natively or, with
-// CK_AVX512_EMULATED, against SIMDe (their *_emu.c twins), and their softmax on 16 lanes. Once the
+// attention_split_q8_0_avx512.c for q8_0): what both compile with (avx512_target.h's native or
+// SIMDe switch, the head group width and its dispatch), and their softmax on 16 lanes. Once the
 // q8_0 unit's score and value passes were on 16 lanes, the AVX2 softmax (range_softmax) was 15 %
 // of its time in cache (SmolLM2 shape, 2048 positions, 1 thread).
 #ifndef CK_ATTENTION_SPLIT_AVX512_H
 #define CK_ATTENTION_SPLIT_AVX512_H
 
 #include "attention_internal.h"
-
-#ifdef CK_AVX512_EMULATED
-#include "avx512_simde.h"
-#define T512
-#else
-#include <immintrin.h>
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
-#endif
-#define INLINE static inline __attribute__((always_inline))
-#define UNROLL _Pragma("clang loop unroll(full)")
+#include "avx512_target.h"
 
 /// Query heads per pass over a K row or a V block (Gemma 3's whole group, SmolLM2's three).
 enum { GW = 4 };

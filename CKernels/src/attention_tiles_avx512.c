@@ -6,15 +6,7 @@
 // attention_tiles_avx512_emu.c compiles this file again against SIMDe for CPUs without AVX-512.
 #include "attention_tiles.h"
 
-#ifdef CK_AVX512_EMULATED
-#include "avx512_simde.h"
-#define T512
-#else
-#include <immintrin.h>
-#define T512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
-#endif
-#define INLINE static inline __attribute__((always_inline))
-#define UNROLL _Pragma("clang loop unroll(full)")
+#include "avx512_target.h"
 
 /// S[p][16v .. 16(v+NV)) for NP positions from kc; d ascending.
 T512 INLINE void score_tile(const float *kc, const float *qt, float *s, int64_t hd, const int NP, const int NV) {

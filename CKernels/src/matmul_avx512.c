@@ -21,16 +21,7 @@
 #include <string.h>
 #include "ck_matmul.h"
 
-#ifdef CK_AVX512_EMULATED
-#include "avx512_simde.h"
-#define T512
-#else
-#include <immintrin.h>
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
-#endif
-#define INLINE static inline __attribute__((always_inline))
-/// Constant-trip loops over tile rows, halves and quads: unrolled so accumulators stay in registers.
-#define UNROLL _Pragma("clang loop unroll(full)")
+#include "avx512_target.h"
 
 T512 INLINE __m512i bcast4(const int8_t *p) {
     int32_t v;

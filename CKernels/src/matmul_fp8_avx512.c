@@ -15,13 +15,7 @@
 #include <string.h>
 #include "ck_matmul.h"
 
-#ifdef CK_AVX512_EMULATED
-#include "avx512_simde.h"
-#define T512
-#else
-#include <immintrin.h>
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
-#endif
+#include "avx512_target.h"
 
 /// The 16 codes of one k in a 16-row group -> their fp32 values, E4M3 ones times 2^-8 (exact).
 T512 static inline __attribute__((always_inline)) __m512 decode16_scaled(const uint8_t *codes, const int E4M3) {
