@@ -57,14 +57,12 @@ void ck_scale(float *x, float s, int64_t n);
 /// ck_rms_norm of every `width`-long vector of each row (cols a multiple of width); y may be x.
 void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, const float *w, int64_t width, float eps,
                       int nthreads);
-/// ck_rope of each row r ([heads][head_dim]) at position positions[r].
-void ck_rope_rows(float *x, int64_t rows, const int64_t *positions, int64_t heads, int64_t head_dim, int64_t n_rot,
-                  float base, int neox, int nthreads);
 /// ck_rope_angles of each row's position into angles[r] = [cos (n_rot / 2) | sin (n_rot / 2)]
 /// (rows 2 * (n_rot / 2) floats apart).
 void ck_rope_angles_rows(float *angles, int64_t rows, const int64_t *positions, int64_t n_rot, float base, int nthreads);
-/// ck_rope_apply of each row r ([heads][head_dim]) with angles[r] from ck_rope_angles_rows:
-/// ck_rope_rows' bits, the angles computed once for all the layers of a batch.
+/// ck_rope_apply of each row r ([heads][head_dim]) with angles[r] from ck_rope_angles_rows: row
+/// r rotated as ck_rope at positions[r] (its bits), the angles computed once for all the layers
+/// of a batch.
 void ck_rope_rows_angles(float *x, int64_t rows, const float *angles, int64_t heads, int64_t head_dim, int64_t n_rot,
                          int neox, int nthreads);
 /// ck_swiglu / ck_geglu of each row of gate with the same row of up.

@@ -11,7 +11,7 @@
 /// Decode's single row never opens a parallel region.
 #define CK_ROWS_MIN_PARALLEL (16 * 1024)
 
-typedef enum { OP_RMS_NORM, OP_ROPE, OP_ROPE_ANGLES, OP_ROPE_APPLY, OP_SWIGLU, OP_GEGLU, OP_ADD, OP_SCALE, OP_KV_STORE } op_kind;
+typedef enum { OP_RMS_NORM, OP_ROPE_ANGLES, OP_ROPE_APPLY, OP_SWIGLU, OP_GEGLU, OP_ADD, OP_SCALE, OP_KV_STORE } op_kind;
 
 /// One batched op: rows [0, rows) of [rows][cols] matrices (rows `cols` floats apart).
 typedef struct {
@@ -19,7 +19,7 @@ typedef struct {
     float *y;            ///< output / in-place operand (rms norm: output; add: y; glu: gate)
     const float *x;      ///< rms norm: input; add: addend; glu: up
     const float *w;      ///< rms norm weight [width]; rope apply: angles [rows][2 * (n_rot / 2)]
-    const int64_t *pos;  ///< rope, KV store: position of each row
+    const int64_t *pos;  ///< rope angles, KV store: position of each row
     const float *v;      ///< KV store: values (x holds the keys)
     uint8_t *kdst, *vdst; int64_t row_bytes; ck_kv_format format;   ///< KV store: cache rows
     int64_t rows, cols, width, heads, head_dim, n_rot;
@@ -46,7 +46,6 @@ static void run_rows(const rows_job *j, int64_t r0, int64_t r1) {
         switch (j->kind) {
         case OP_RMS_NORM:   // whole range at once below
             break;
-        case OP_ROPE: ck_rope(y, j->heads, j->head_dim, j->n_rot, j->pos[r], j->base, j->neox); break;
         case OP_ROPE_ANGLES: ck_rope_angles(j->pos[r], j->n_rot, j->base, y, y + j->n_rot / 2); break;
         case OP_ROPE_APPLY: {
             const float *a = j->w + r * (j->n_rot / 2 * 2);
@@ -85,13 +84,6 @@ static void run(const rows_job *j, int nthreads) {
 void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, const float *w, int64_t width, float eps,
                       int nthreads) {
     const rows_job j = {.kind = OP_RMS_NORM, .y = y, .x = x, .w = w, .rows = rows, .cols = cols, .width = width, .eps = eps};
-    run(&j, nthreads);
-}
-
-void ck_rope_rows(float *x, int64_t rows, const int64_t *positions, int64_t heads, int64_t head_dim, int64_t n_rot,
-                  float base, int neox, int nthreads) {
-    const rows_job j = {.kind = OP_ROPE, .y = x, .pos = positions, .rows = rows, .cols = heads * head_dim,
-                        .heads = heads, .head_dim = head_dim, .n_rot = n_rot, .base = base, .neox = neox};
     run(&j, nthreads);
 }
 

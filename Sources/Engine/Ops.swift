@@ -23,19 +23,6 @@ public enum Ops {
         case neox
     }
 
-    /// Rotates each of the `heads` heads (length `headDim`, first `rotaryDims` rotated) of row r
-    /// by position `positions[r]`.
-    public static func rope(_ x: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int, rotaryDims: Int,
-                            base: Float, style: RopeStyle, threads: Int = 1) {
-        precondition(x.columns == heads * headDim && positions.count >= rows && rows <= x.rows, "rope: shape mismatch")
-        positions.withUnsafeBufferPointer { p in
-            p.withMemoryRebound(to: Int64.self) { p64 in
-                ck_rope_rows(x.base, Int64(rows), p64.baseAddress, Int64(heads), Int64(headDim), Int64(rotaryDims), base,
-                             style == .neox ? 1 : 0, Int32(threads))
-            }
-        }
-    }
-
     /// gate = silu(gate) * up.
     public static func swiGLU(gate: Matrix, up: Matrix, rows: Int, threads: Int = 1) {
         precondition(gate.columns == up.columns && rows <= gate.rows && rows <= up.rows, "swiGLU: shape mismatch")

@@ -93,26 +93,20 @@ public struct RopeParameters: Sendable, Equatable {
 
 extension Ops {
     /// Rotates each of the `heads` heads (length `headDim`) of row r by position `positions[r]`
-    /// with `rope`. The plain case runs the C kernel (threaded over rows), with its angles from
-    /// `angles` when given (the same bits, computed once for every layer of the batch); scaled or
+    /// with `rope`. The plain case runs the C kernel (threaded over rows) on angles from `angles`,
+    /// computed there once for every layer of the batch (a fresh cache when nil); scaled or
     /// factored ropes run here, angles computed once per row.
     public static func rope(_ x: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int, rope: RopeParameters,
                             angles: RopeAngleCache? = nil, threads: Int = 1) {
+        precondition(x.columns == heads * headDim && positions.count >= rows && rows <= x.rows, "rope: shape mismatch")
         if rope.isPlain {
-            if let angles {
-                precondition(x.columns == heads * headDim && positions.count >= rows && rows <= x.rows, "rope: shape mismatch")
-                angles.withAngles(positions: positions, rows: rows, rotaryDims: rope.rotaryDims, base: rope.base,
-                                  threads: threads) { a in
-                    ck_rope_rows_angles(x.base, Int64(rows), a, Int64(heads), Int64(headDim), Int64(rope.rotaryDims),
-                                        rope.style == .neox ? 1 : 0, Int32(threads))
-                }
-            } else {
-                Ops.rope(x, rows: rows, positions: positions, heads: heads, headDim: headDim, rotaryDims: rope.rotaryDims,
-                         base: rope.base, style: rope.style, threads: threads)
+            (angles ?? RopeAngleCache()).withAngles(positions: positions, rows: rows, rotaryDims: rope.rotaryDims,
+                                                    base: rope.base, threads: threads) { a in
+                ck_rope_rows_angles(x.base, Int64(rows), a, Int64(heads), Int64(headDim), Int64(rope.rotaryDims),
+                                    rope.style == .neox ? 1 : 0, Int32(threads))
             }
             return
         }
-        precondition(x.columns == heads * headDim && positions.count >= rows && rows <= x.rows, "rope: shape mismatch")
         precondition(rope.rotaryDims <= headDim && rope.rotaryDims % 2 == 0, "rope: bad rotary dims")
         precondition((rope.frequencyFactors?.count ?? rope.rotaryDims / 2) >= rope.rotaryDims / 2, "rope: too few factors")
         let half = rope.rotaryDims / 2

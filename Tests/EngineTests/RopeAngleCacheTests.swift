@@ -1,9 +1,11 @@
+import CKernels
 import Testing
 @testable import Engine
 
 /// `RopeAngleCache` hands the layers of a batch the angles the first one computed, and recomputes
-/// them when the positions or the rope change: rotating through it gives the uncached kernel's bits
-/// for every call of a sequence that reuses, changes and shrinks the batch and alternates bases.
+/// them when the positions or the rope change: rotating through it gives ck_rope's bits, row by
+/// row, for every call of a sequence that reuses, changes and shrinks the batch and alternates
+/// bases.
 @Suite struct RopeAngleCacheTests {
     /// A matrix of `rows` × `columns` deterministic values in [-1, 1).
     private func matrix(rows: Int, columns: Int, seed: Int) -> Matrix {
@@ -30,7 +32,10 @@ import Testing
             let cached = matrix(rows: 5, columns: heads * headDim, seed: i), plain = matrix(rows: 5, columns: heads * headDim, seed: i)
             Ops.rope(cached, rows: call.rows, positions: call.positions, heads: heads, headDim: headDim, rope: call.rope,
                      angles: cache, threads: 2)
-            Ops.rope(plain, rows: call.rows, positions: call.positions, heads: heads, headDim: headDim, rope: call.rope, threads: 2)
+            for r in 0..<call.rows {
+                ck_rope(plain.row(r), Int64(heads), Int64(headDim), Int64(call.rope.rotaryDims), Int64(call.positions[r]),
+                        call.rope.base, 1)
+            }
             for r in 0..<5 {
                 for c in 0..<(heads * headDim) {
                     if cached.row(r)[c].bitPattern != plain.row(r)[c].bitPattern {

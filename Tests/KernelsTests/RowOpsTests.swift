@@ -75,24 +75,12 @@ import Testing
         }
     }
 
-    @Test(arguments: rowCounts) func ropeBothStyles(rows: Int) {
-        let heads = 9, headDim = 64, cols = heads * headDim
-        let positions = (0..<rows).map { Int64(7 + 13 * $0) }
-        let x = gaussians(rows * cols, seed: 3)
-        for neox: Int32 in [0, 1] {
-            positions.withUnsafeBufferPointer { p in
-                Self.check(x, rows: rows, cols: cols, "rope neox \(neox)",
-                           batched: { ck_rope_rows($0, Int64(rows), p.baseAddress!, Int64(heads), Int64(headDim), 48, 10_000, neox, $1) },
-                           single: { y, r in ck_rope(y, Int64(heads), Int64(headDim), 48, p[r], 10_000, neox) })
-            }
-        }
-    }
-
-    /// The angles computed once (ck_rope_angles_rows) and applied per tensor (ck_rope_rows_angles)
-    /// give ck_rope's bits: SmolLM2-like heads rotating 48 of 64 dims, and Gemma-like 256-dim heads
-    /// whose 128 pairs span ck_rope's two 64-pair angle chunks.
+    /// The batched rope, angles computed once (ck_rope_angles_rows) and applied per tensor
+    /// (ck_rope_rows_angles), gives ck_rope's bits row by row, both styles: SmolLM2-like heads
+    /// rotating 48 of 64 dims, and Gemma-like 256-dim heads whose 128 pairs span ck_rope's two
+    /// 64-pair angle chunks.
     @Test(arguments: rowCounts) func ropeFromSharedAngles(rows: Int) {
-        for (heads, headDim, rotary) in [(9, 64, 48), (4, 256, 256)] {
+        for (heads, headDim, rotary, base) in [(9, 64, 48, Float(10_000)), (4, 256, 256, 1_000_000)] {
             let cols = heads * headDim, width = rotary / 2 * 2
             let positions = (0..<rows).map { Int64(5 + 1031 * $0) }
             let x = gaussians(rows * cols, seed: 6)
@@ -102,11 +90,11 @@ import Testing
                     Self.check(x, rows: rows, cols: cols, "rope \(heads)x\(headDim)/\(rotary) neox \(neox) from angles",
                                batched: { y, t in
                                    angles.withUnsafeMutableBufferPointer { a in
-                                       ck_rope_angles_rows(a.baseAddress!, Int64(rows), p.baseAddress!, Int64(rotary), 1_000_000, t)
+                                       ck_rope_angles_rows(a.baseAddress!, Int64(rows), p.baseAddress!, Int64(rotary), base, t)
                                        ck_rope_rows_angles(y, Int64(rows), a.baseAddress!, Int64(heads), Int64(headDim), Int64(rotary), neox, t)
                                    }
                                },
-                               single: { y, r in ck_rope(y, Int64(heads), Int64(headDim), Int64(rotary), p[r], 1_000_000, neox) })
+                               single: { y, r in ck_rope(y, Int64(heads), Int64(headDim), Int64(rotary), p[r], base, neox) })
                 }
             }
         }
