@@ -66,10 +66,11 @@ typedef struct {
     ck_act_format act;
     int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
     int64_t qs_block_bytes;       ///< repacked value bytes (qs) per 16-row group and 32-block: 256
-                                  ///< (packed4), 512 (byte layout, MXFP8 codes), else 0
+                                  ///< (packed4), 512 (byte layout, MXFP8 codes), else 0 (also
+                                  ///< Q5_0, stored only as its compact copy qs_dec)
     int64_t repacked_block_bytes; ///< qs_block_bytes plus the dw/mw planes' bytes per group and
-                                  ///< 32-block: what a SIMD kernel streams (Q5_0's compact copy:
-                                  ///< CK_Q5_0_COMPACT_BYTES instead of the 512 qs bytes)
+                                  ///< 32-block: what a SIMD kernel streams (Q5_0: the compact copy's
+                                  ///< CK_Q5_0_COMPACT_BYTES plus scales)
 } ck_format_info;
 
 /// Bytes per 16-row group and 32-block of Q5_0's compact layout (ck_weights.qs_dec).
@@ -113,9 +114,9 @@ typedef struct {
 } ck_weights;
 
 /// Sizes (in bytes) of the repacked arrays for a format and shape; zero for unused arrays.
-/// dec_bytes: Q5_0's compact layout, which the AVX2 kernels (decode and prefill) read; its byte
-/// layout in qs is kept only when the CPU can run the AVX-512 kernel, its only reader. Per
-/// group and block 256 bytes of low nibbles (the packed4 layout) then 64 bytes of
+/// dec_bytes: Q5_0's compact layout, its only repacked copy (every SIMD kernel reads it; qs is
+/// not kept). Per group and block 256 bytes of the values' low four bits (the packed4 layout)
+/// then 64 bytes of
 /// bit-sliced fifth bits, 32 per 8-row half s at 256 + 32s: byte 4r + i (row 8s + r) has bit j =
 /// u[4j+i] >> 4 and bit 4 + j = u[16+4j+i] >> 4 (j = 0..3), so one shift and mask moves a quad's
 /// fifth bits into place for the 32 bytes of its nibbles. With the fp16 scales that is 5.5 bits

@@ -90,9 +90,7 @@ void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, fl
 
 /// Bytes the M = 1 kernel streams for one group of 16 rows (weights and scale planes).
 static int64_t group_bytes(const ck_weights *w) {
-    const ck_format_info info = ck_weight_format_info(w->format);
-    const int64_t compact = w->qs_dec ? CK_Q5_0_COMPACT_BYTES - info.qs_block_bytes : 0;
-    return (w->k / 32) * (info.repacked_block_bytes + compact);
+    return (w->k / 32) * ck_weight_format_info(w->format).repacked_block_bytes;
 }
 
 /// Weights that read one input, as one list of 16-row groups (matrix by matrix).

@@ -78,17 +78,11 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define FP8_AVX2 FLOATS(ck_matmul_fp8_avx2, ck_prefill_fp8_avx2)
 #define FP8_AVX512 FLOATS(ck_matmul_fp8_avx512, ck_prefill_fp8_avx512)
 #define FP8_AVX512_EMU FLOATS(ck_matmul_fp8_avx512_emu, ck_prefill_fp8_avx512_emu)
-/// Every integer format but Q5_0 with the same entry.
-#define INTS_BUT_Q5_0(E) [CK_WF_Q4_0] = E, [CK_WF_Q4_1] = E, [CK_WF_Q8_0] = E, [CK_WF_Q4_K] = E, \
-                         [CK_WF_Q6_K] = E, [CK_WF_MXINT8] = E, [CK_WF_MXFP4] = E
 /// Every integer format with the same entry.
-#define INTS(E) INTS_BUT_Q5_0(E), [CK_WF_Q5_0] = E
-/// The AVX-512 paths' integer formats: their own kernels, except Q5_0 decode, which streams the
-/// compact 5.5-bit copy with the AVX2 kernel instead of the 8.5-bit byte layout (`bench kernels`
-/// m = 1 on an EPYC: 13.3 vs 20.4 ms for Gemma's 262144 x 640 output matrix, 2 threads).
-#define AVX512_INTS(TILE, DECODE, PREFILL) \
-    INTS_BUT_Q5_0(((ck_format_kernels){TILE, DECODE, PREFILL})), \
-    [CK_WF_Q5_0] = {TILE, ck_matvec_avx2, PREFILL}
+#define INTS(E) [CK_WF_Q4_0] = E, [CK_WF_Q4_1] = E, [CK_WF_Q8_0] = E, [CK_WF_Q4_K] = E, \
+                [CK_WF_Q6_K] = E, [CK_WF_MXINT8] = E, [CK_WF_MXFP4] = E, [CK_WF_Q5_0] = E
+/// The AVX-512 paths' integer formats.
+#define AVX512_INTS(TILE, DECODE, PREFILL) INTS(((ck_format_kernels){TILE, DECODE, PREFILL}))
 /// Q6_K on the AMX paths stays on the VNNI tile: its two half-block scales need two K = 16 tile
 /// products per block and twice the epilogue, and AMX measured 0.7x the VNNI tile (2026-12-01,
 /// Xeon, gemma3 ffn_down 640 x 2048, m = 512).
@@ -96,7 +90,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
     [CK_WF_Q4_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q4_1] = {TILE, VNNI, PREFILL},                         \
     [CK_WF_Q8_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q4_K] = {TILE, VNNI, PREFILL},                         \
     [CK_WF_MXINT8] = {TILE, VNNI, PREFILL}, [CK_WF_MXFP4] = {TILE, VNNI, PREFILL},                      \
-    [CK_WF_Q5_0] = {TILE, ck_matvec_avx2, PREFILL}, [CK_WF_Q6_K] = {VNNI, VNNI, VNNI_PREFILL}
+    [CK_WF_Q5_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q6_K] = {VNNI, VNNI, VNNI_PREFILL}
 /// The AVX2 quantizers for llama.cpp's schemes, `Q8_32` for ours (MX formats).
 #define QUANT(Q8_32) {[CK_ACT_Q8_32] = Q8_32, [CK_ACT_Q8_0] = ck_quantize_act_avx2, \
                       [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}

@@ -253,9 +253,11 @@ PTILES(p_q6_K, P_Q6, 2, 0, 0, 2)
 PTILES(p_q8_0, P_S8, 1, 0, 1, 1)
 PTILES(p_mxint8, P_S8, 1, 0, 0, 1)
 
-/// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0: of its expansion).
+/// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0: of its expansion,
+/// 512 value bytes per block instead of the compact 320).
 static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
-    const int64_t bytes = (k / 32) * info->repacked_block_bytes / 2;
+    const int64_t expansion = info->qs_block_bytes == 0 ? 512 - CK_Q5_0_COMPACT_BYTES : 0;
+    const int64_t bytes = (k / 32) * (info->repacked_block_bytes + expansion) / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
     return c < 2 ? 2 : c;
 }

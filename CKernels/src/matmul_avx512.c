@@ -5,7 +5,9 @@
 // 16 rows' partial dots with no horizontal sums, and lane r accumulates row r's fp32 result in
 // exactly the reference's order. Tiles:
 //  - decode (M = 1): 1 activation row x 4 groups (64 weight rows), four independent fp32 chains;
-//    the weights stream once, 4-bit formats unpack with one and + one shift + and per 64 bytes;
+//    the weights stream once, 4-bit formats unpack with one and + one shift + and per 64 bytes,
+//    Q5_0 from its compact copy (nibbles + bit-sliced fifth bits, 5.5 bits per weight) with
+//    two more shifts, an and and a ternary-logic merge per 64 bytes;
 //  - prefill: 8 activation rows x 1 group: each unpacked weight register feeds 8 `vpdpbusd`;
 //    the N range is walked in chunks of ~256 KiB of weights (L2-resident) for every 8-row
 //    activation tile, so weights leave DRAM/L3 once per chunk and activations stay in L1/L2.
@@ -17,7 +19,6 @@
 #pragma STDC FP_CONTRACT OFF
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "ck_matmul.h"
 
@@ -77,19 +78,42 @@ T512 INLINE __m512 load_scales16(const void *base, int64_t i, const int HS) {
 /// and a reload around every vpdpbusd).
 enum { MT_MAX = 8 };
 
+/// Bit `bit` of every byte of x moved to bit 4, the other bits cleared (Q5_0's fifth bits; the
+/// 16-bit shifts carry bits across bytes, which the mask drops). Literal shift counts, as SIMDe
+/// requires for the emulated build.
+T512 INLINE __m512i fifth_bits(__m512i x, const int bit) {
+    const __m512i b4 = _mm512_set1_epi8(0x10);
+    switch (bit) {
+    case 0: return _mm512_and_si512(_mm512_slli_epi16(x, 4), b4);
+    case 1: return _mm512_and_si512(_mm512_slli_epi16(x, 3), b4);
+    case 2: return _mm512_and_si512(_mm512_slli_epi16(x, 2), b4);
+    case 3: return _mm512_and_si512(_mm512_slli_epi16(x, 1), b4);
+    case 4: return _mm512_and_si512(x, b4);
+    case 5: return _mm512_and_si512(_mm512_srli_epi16(x, 1), b4);
+    case 6: return _mm512_and_si512(_mm512_srli_epi16(x, 2), b4);
+    default: return _mm512_and_si512(_mm512_srli_epi16(x, 3), b4);
+    }
+}
+
+/// How a format's repacked values are stored (ck_matmul.h, ck_repack_sizes): qs bytes, qs
+/// nibble pairs, or Q5_0's compact copy in qs_dec.
+enum { V_BYTES, V_NIBBLES, V_NIBBLES5 };
+
 /// MT activation rows (from m0) x the 16 weight rows of group g, the whole K.
-/// PK4: 4-bit packed values; NSC: scales per 32; HASMIN: stored mw. nvalid: valid rows of the
-/// group (the others are padding and are not stored).
+/// V: value layout; NSC: scales per 32; HASMIN: stored mw. nvalid: valid rows of the group (the
+/// others are padding and are not stored).
 T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
-                      int64_t g, int nvalid, float negoff, const int PK4, const int NSC, const int HASMIN,
+                      int64_t g, int nvalid, float negoff, const int V, const int NSC, const int HASMIN,
                       const int HS, const int MT) {
-    const int64_t k = d->k, nb = k / 32, qb = PK4 ? 256 : 512, sb = HS ? 2 : 4;
+    const int64_t k = d->k, nb = k / 32, sb = HS ? 2 : 4;
+    const int64_t qb = V == V_NIBBLES ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : 512;
+    const uint8_t *const qbase = V == V_NIBBLES5 ? w->qs_dec : w->qs;
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512 vneg = _mm512_set1_ps(negoff);
     __m512 acc[MT_MAX];
     UNROLL for (int r = 0; r < MT; r++) acc[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *qs = w->qs + (g * nb + b) * qb;
+        const uint8_t *qs = qbase + (g * nb + b) * qb;
         const int64_t di = (g * nb + b) * NSC * CK_R, mi = (g * nb + b) * CK_R;
         if (MT == 1) {
             UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch((const char *)qs + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
@@ -98,7 +122,22 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
         }
         __m512i dot0[MT_MAX], dot1[MT_MAX];
         UNROLL for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }
-        if (PK4) {
+        if (V == V_NIBBLES5) {
+            // Byte p of the fifth-bit plane belongs to byte p of every quad: bit j is the fifth
+            // bit of quad j's low nibble, bit 4 + j of its high nibble. Shifted to bit 4 and
+            // merged under the nibble ((A & B) | C: 0xEA), the values are Q5_0's u <= 31.
+            const __m512i x = _mm512_loadu_si512(qs + 256);
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m512i v = _mm512_loadu_si512(qs + 64 * j);
+                const __m512i lo = _mm512_ternarylogic_epi32(v, low4, fifth_bits(x, j), 0xEA);
+                const __m512i hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), low4, fifth_bits(x, 4 + j), 0xEA);
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const int8_t *aq = a->q + (m0 + r) * k + b * 32;
+                    dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
+                    dot1[r] = _mm512_dpbusd_epi32(dot1[r], hi, bcast4(aq + 16 + 4 * j));
+                }
+            }
+        } else if (V == V_NIBBLES) {
             UNROLL for (int j = 0; j < 4; j++) {
                 const __m512i v = _mm512_loadu_si512(qs + 64 * j);
                 const __m512i lo = _mm512_and_si512(v, low4);
@@ -152,25 +191,26 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
 
 typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int, float);
 
-#define TILE(NAME, PK4, NSC, HASMIN, HS, MT)                                                                  \
+#define TILE(NAME, V, NSC, HASMIN, HS, MT)                                                                    \
     T512 static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
                           int64_t g, int nvalid, float negoff) {                                              \
-        tile(d, w, a, y, m0, g, nvalid, negoff, PK4, NSC, HASMIN, HS, MT);                                    \
+        tile(d, w, a, y, m0, g, nvalid, negoff, V, NSC, HASMIN, HS, MT);                                      \
     }
 /// Per format, by activation rows: [0] 8, [1] 4, [2] 2, [3] 1 (decode).
-#define TILES(P, PK4, NSC, HASMIN, HS)              \
-    TILE(P##_8, PK4, NSC, HASMIN, HS, 8)            \
-    TILE(P##_4, PK4, NSC, HASMIN, HS, 4)            \
-    TILE(P##_2, PK4, NSC, HASMIN, HS, 2)            \
-    TILE(P##_1, PK4, NSC, HASMIN, HS, 1)            \
+#define TILES(P, V, NSC, HASMIN, HS)                \
+    TILE(P##_8, V, NSC, HASMIN, HS, 8)              \
+    TILE(P##_4, V, NSC, HASMIN, HS, 4)              \
+    TILE(P##_2, V, NSC, HASMIN, HS, 2)              \
+    TILE(P##_1, V, NSC, HASMIN, HS, 1)              \
     static const tile_fn P[4] = {P##_8, P##_4, P##_2, P##_1};
 
-TILES(t_q4_0, 1, 1, 0, 1)
-TILES(t_q4_1, 1, 1, 1, 1)
-TILES(t_q4_K, 1, 1, 1, 0)
-TILES(t_u8h, 0, 1, 0, 1)    // Q5_0, Q8_0
-TILES(t_u8, 0, 1, 0, 0)     // MXINT8, MXFP4
-TILES(t_q6_K, 0, 2, 0, 0)
+TILES(t_q4_0, V_NIBBLES, 1, 0, 1)
+TILES(t_q4_1, V_NIBBLES, 1, 1, 1)
+TILES(t_q4_K, V_NIBBLES, 1, 1, 0)
+TILES(t_q5_0, V_NIBBLES5, 1, 0, 1)
+TILES(t_q8_0, V_BYTES, 1, 0, 1)
+TILES(t_u8, V_BYTES, 1, 0, 0)     // MXINT8, MXFP4
+TILES(t_q6_K, V_BYTES, 2, 0, 0)
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
 static int64_t chunk_groups(const ck_format_info *info, int64_t k) {
@@ -209,22 +249,12 @@ T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
     case CK_WF_Q4_0: t = t_q4_0; break;
     case CK_WF_Q4_1: t = t_q4_1; break;
     case CK_WF_Q4_K: t = t_q4_K; break;
-    case CK_WF_Q5_0: case CK_WF_Q8_0: t = t_u8h; break;
+    case CK_WF_Q5_0: t = t_q5_0; break;
+    case CK_WF_Q8_0: t = t_q8_0; break;
     case CK_WF_Q6_K: t = t_q6_K; break;
     default: t = t_u8; break;
     }
     if (n1 > d->n) n1 = d->n;
-    const int64_t g0 = n0 / CK_R, g1 = (n1 + CK_R - 1) / CK_R, nb = d->k / 32;
-    const int lastvalid = (int)(n1 - (g1 - 1) * CK_R);
-    if (w->qs) { run_tiles(d, w, a, y, t, &info, g0, g1, lastvalid); return; }
-    // Q5_0 keeps its byte layout only where the native AVX-512 kernel runs; the emulated build on
-    // other CPUs (the tests) expands the groups it computes from the compact copy.
-    uint8_t *bytes = malloc((size_t)(g1 * nb * 512));
-    if (!bytes) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
-    for (int64_t g = g0; g < g1; g++)
-        for (int64_t b = 0; b < nb; b++) ck_byte_layout_block(w, g, b, bytes + (g * nb + b) * 512);
-    ck_weights expanded = *w;
-    expanded.qs = bytes;
-    run_tiles(d, &expanded, a, y, t, &info, g0, g1, lastvalid);
-    free(bytes);
+    const int64_t g0 = n0 / CK_R, g1 = (n1 + CK_R - 1) / CK_R;
+    run_tiles(d, w, a, y, t, &info, g0, g1, (int)(n1 - (g1 - 1) * CK_R));
 }

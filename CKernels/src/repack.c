@@ -32,8 +32,10 @@ static ck_format_info format_facts(ck_weight_format f) {
 ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     if (info.int8_path) {
-        info.qs_block_bytes = info.packed4 ? 256 : 512;
-        info.repacked_block_bytes = info.qs_block_bytes + (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min);
+        // Q5_0 keeps only its compact copy (qs_dec), which every SIMD kernel reads.
+        info.qs_block_bytes = f == CK_WF_Q5_0 ? 0 : info.packed4 ? 256 : 512;
+        info.repacked_block_bytes = (f == CK_WF_Q5_0 ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
+                                    (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min);
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         info.qs_block_bytes = 32 * CK_R;
         info.repacked_block_bytes = info.qs_block_bytes + CK_R * (int64_t)sizeof(float);
@@ -144,10 +146,7 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = *dec_bytes = 0;
     if (f == CK_WF_Q5_0) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
     if (info.int8_path) {
-        // Q5_0's byte layout is read only by the AVX-512 kernel; the AVX2 kernels use the compact
-        // copy, so without AVX-512 it is not kept (5.5 instead of 8.5 + 5.5 bits per weight).
-        const int bytes_layout = f != CK_WF_Q5_0 || ck_kernel_path_supported(CK_PATH_AVX512);
-        *qs_bytes = bytes_layout ? groups * nb * (size_t)info.qs_block_bytes : 0;
+        *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // Q5_0: none (see qs_dec)
         const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
         *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
         if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
@@ -198,7 +197,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
     const int64_t qbytes = info.qs_block_bytes;
     for (int64_t g = n0 / CK_R; g * CK_R < n1; g++) {
         for (int64_t b = 0; b < nb; b++) {
-            uint8_t *q = w->qs ? w->qs + (g * nb + b) * qbytes : NULL;
+            uint8_t *q = qbytes ? w->qs + (g * nb + b) * qbytes : NULL;
             const int64_t di = (g * nb + b) * info.nsc * CK_R, mi = (g * nb + b) * CK_R;
             for (int r = 0; r < CK_R; r++) {
                 const int64_t row = g * CK_R + r;
@@ -218,7 +217,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                             bits[i] |= (uint8_t)(((u[4 * j + i] >> 4) << j) | ((u[16 + 4 * j + i] >> 4) << (4 + j)));
                 }
                 if (!q) {
-                    // no byte layout (Q5_0 without AVX-512): the compact copy above is all
+                    // Q5_0: the compact copy above is all
                 } else if (info.packed4) {
                     for (int j = 0; j < 4; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = (uint8_t)(u[4 * j + i] | (u[16 + 4 * j + i] << 4));

@@ -57,12 +57,9 @@ import Foundation
         var qs = 0, dw = 0, mw = 0, f32 = 0, dec = 0
         ck_repack_sizes(format.ck, Int64(n), Int64(k), &qs, &dw, &mw, &f32, &dec)
         let info = format.info, units = ((n + 15) / 16) * (k / 32)
-        if format == .q5_0 && qs == 0 {   // byte layout kept only where an AVX-512 kernel reads it
-            #expect(dec == units * Int(CK_Q5_0_COMPACT_BYTES))
-            #expect(dw == units * (Int(info.repacked_block_bytes) - Int(info.qs_block_bytes)))
-            return
-        }
         #expect(qs == units * Int(info.qs_block_bytes), "\(format)")
-        #expect(qs + dw + mw == units * Int(info.repacked_block_bytes), "\(format)")
+        // Q5_0 has no byte layout, only its compact copy (qs_dec).
+        #expect(dec == (format == .q5_0 ? units * Int(CK_Q5_0_COMPACT_BYTES) : 0), "\(format)")
+        #expect(qs + dw + mw + dec == units * Int(info.repacked_block_bytes), "\(format)")
     }
 }
