@@ -12,7 +12,7 @@ import Darwin
 /// Pair i (of `rotaryDims / 2`) at position p turns by θ = p · base^(−2i/rotaryDims) / factor[i],
 /// then, with scaling, by YaRN's blend of that angle and `frequencyScale · θ`; cos and sin are
 /// multiplied by `attentionFactor` (and YaRN's own magnitude correction).
-public struct RopeParameters: Sendable, Equatable {
+public struct RopeParameters: Sendable, Hashable {
     /// `rope.freq_base`.
     public var base: Float
     /// Which dimensions form the rotated pairs.
@@ -67,13 +67,15 @@ public struct RopeParameters: Sendable, Equatable {
         return (max(0, floorf(dim(betaFast))), min(Float(rotaryDims - 1), ceilf(dim(betaSlow))))
     }
 
-    /// cos and sin of every pair at position `p`, into `cs` as `[cos, sin]` × rotaryDims/2.
-    /// Follows ggml's order of float operations (θ multiplied up pair by pair).
+    /// cos and sin of every pair at position `p`, into `cs` as rotaryDims/2 cosines then as many
+    /// sines (ck_rope_angles_rows' row layout). Follows ggml's order of float operations (θ
+    /// multiplied up pair by pair).
     func angles(position p: Int, into cs: UnsafeMutablePointer<Float>) {
+        let half = rotaryDims / 2
         let thetaScale = powf(base, -2 / Float(rotaryDims))
         let (low, high) = extrapolation != 0 ? correctionDims : (0, 0)
         var theta = Float(p)
-        for i in 0..<rotaryDims / 2 {
+        for i in 0..<half {
             let extrap = theta / (frequencyFactors?[i] ?? 1)
             let interp = frequencyScale * extrap
             var angle = interp, magnitude = attentionFactor
@@ -84,8 +86,8 @@ public struct RopeParameters: Sendable, Equatable {
                 angle = interp * (1 - mix) + extrap * mix
                 magnitude *= 1 + 0.1 * logf(1 / frequencyScale)
             }
-            cs[2 * i] = cosf(angle) * magnitude
-            cs[2 * i + 1] = sinf(angle) * magnitude
+            cs[i] = cosf(angle) * magnitude
+            cs[half + i] = sinf(angle) * magnitude
             theta *= thetaScale
         }
     }
@@ -93,74 +95,62 @@ public struct RopeParameters: Sendable, Equatable {
 
 extension Ops {
     /// Rotates each of the `heads` heads (length `headDim`) of row r by position `positions[r]`
-    /// with `rope`. The plain case runs the C kernel (threaded over rows) on angles from `angles`,
-    /// computed there once for every layer of the batch (a fresh cache when nil); scaled or
-    /// factored ropes run here, angles computed once per row.
+    /// with `rope`: the C kernel (threaded over rows) on angles from `angles`, computed there once
+    /// for every layer of the batch (a fresh cache when nil).
     public static func rope(_ x: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int, rope: RopeParameters,
                             angles: RopeAngleCache? = nil, threads: Int = 1) {
         precondition(x.columns == heads * headDim && positions.count >= rows && rows <= x.rows, "rope: shape mismatch")
-        if rope.isPlain {
-            (angles ?? RopeAngleCache()).withAngles(positions: positions, rows: rows, rotaryDims: rope.rotaryDims,
-                                                    base: rope.base, threads: threads) { a in
-                ck_rope_rows_angles(x.base, Int64(rows), a, Int64(heads), Int64(headDim), Int64(rope.rotaryDims),
-                                    rope.style == .neox ? 1 : 0, Int32(threads))
-            }
-            return
-        }
         precondition(rope.rotaryDims <= headDim && rope.rotaryDims % 2 == 0, "rope: bad rotary dims")
         precondition((rope.frequencyFactors?.count ?? rope.rotaryDims / 2) >= rope.rotaryDims / 2, "rope: too few factors")
-        let half = rope.rotaryDims / 2
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * half) { cs in
-            for r in 0..<rows {
-                rope.angles(position: positions[r], into: cs.baseAddress!)
-                let row = x.row(r)
-                for h in 0..<heads {
-                    let head = row + h * headDim
-                    for i in 0..<half {
-                        let a = rope.style == .neox ? i : 2 * i, b = rope.style == .neox ? i + half : 2 * i + 1
-                        let c = cs[2 * i], s = cs[2 * i + 1], x0 = head[a], x1 = head[b]
-                        head[a] = x0 * c - x1 * s
-                        head[b] = x0 * s + x1 * c
-                    }
-                }
-            }
+        (angles ?? RopeAngleCache()).withAngles(positions: positions, rows: rows, rope: rope, threads: threads) { a in
+            ck_rope_rows_angles(x.base, Int64(rows), a, Int64(heads), Int64(headDim), Int64(rope.rotaryDims),
+                                rope.style == .neox ? 1 : 0, Int32(threads))
         }
     }
 }
 
-/// The rotation angles of one batch's positions for each plain rope a model uses (Gemma 3 has
-/// two bases), computed when a layer first asks and reused while the positions stay the same:
-/// every layer's queries and keys rotate by the same angles, and a cosine and a sine per pair,
-/// row, layer and tensor were ~4 % of a Gemma 3 prefill (cpu-clock profile, pp512).
+/// The rotation angles of one batch's positions for each rope a model uses (Gemma 3 has two
+/// bases), computed when a layer first asks and reused while the positions stay the same: every
+/// layer's queries and keys rotate by the same angles, and a cosine and a sine per pair, row,
+/// layer and tensor were ~4 % of a Gemma 3 prefill (cpu-clock profile, pp512). Plain ropes get
+/// ck_rope_angles_rows' angles (ck_rope's bits); scaled or factored ones (Llama 3 factors,
+/// LongRoPE, YaRN) `RopeParameters.angles`.
 public final class RopeAngleCache {
-    private struct Key: Hashable { let base: UInt32, rotaryDims: Int }
     private struct Entry {
         var positions: [Int] = []   // the rows the angles are for
         var angles: [Float] = []    // [rows][2 * (rotaryDims / 2)]: cosines, then sines
     }
-    private var entries: [Key: Entry] = [:]
+    private var entries: [RopeParameters: Entry] = [:]
 
     public init() {}
 
     /// Calls `body` with the angles of the first `rows` of `positions` (ck_rope_angles_rows'
     /// layout), computing them only when they differ from the last call's for this rope.
-    func withAngles<R>(positions: [Int], rows: Int, rotaryDims: Int, base: Float, threads: Int,
+    func withAngles<R>(positions: [Int], rows: Int, rope: RopeParameters, threads: Int,
                        _ body: (UnsafePointer<Float>) -> R) -> R {
-        let key = Key(base: base.bitPattern, rotaryDims: rotaryDims), width = rotaryDims / 2 * 2
-        var e = entries.removeValue(forKey: key) ?? Entry()   // mutated in place, not copied
+        let width = rope.rotaryDims / 2 * 2
+        // A model has one or two ropes; parameters that never compare equal (a NaN) must not
+        // grow the table call after call.
+        if entries.count > 8 { entries.removeAll() }
+        var e = entries.removeValue(forKey: rope) ?? Entry()   // mutated in place, not copied
         if e.positions.count != rows || !e.positions.elementsEqual(positions.prefix(rows)) {
             e.positions.removeAll(keepingCapacity: true)
             e.positions.append(contentsOf: positions.prefix(rows))
             if e.angles.count < max(1, rows * width) { e.angles = [Float](repeating: 0, count: max(1, rows * width)) }
-            e.positions.withUnsafeBufferPointer { p in
-                p.withMemoryRebound(to: Int64.self) { p64 in
-                    e.angles.withUnsafeMutableBufferPointer { a in
-                        ck_rope_angles_rows(a.baseAddress, Int64(rows), p64.baseAddress, Int64(rotaryDims), base, Int32(threads))
+            e.angles.withUnsafeMutableBufferPointer { a in
+                if rope.isPlain {
+                    e.positions.withUnsafeBufferPointer { p in
+                        p.withMemoryRebound(to: Int64.self) { p64 in
+                            ck_rope_angles_rows(a.baseAddress, Int64(rows), p64.baseAddress, Int64(rope.rotaryDims), rope.base,
+                                                Int32(threads))
+                        }
                     }
+                } else {
+                    for r in 0..<rows { rope.angles(position: e.positions[r], into: a.baseAddress! + r * width) }
                 }
             }
         }
-        defer { entries[key] = e }
+        defer { entries[rope] = e }
         return e.angles.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -46,4 +46,52 @@ import Testing
             }
         }
     }
+
+    /// Scaled ropes go through the cache too, keyed by all their parameters: two ropes with the
+    /// same base and rotary dims but different scaling (linear, Llama 3 factors, YaRN) alternate
+    /// and each gets its own angles, the rotation of the naive per-row loop over
+    /// `RopeParameters.angles`, within fp32 rounding.
+    @Test func scaledRopesKeepTheirOwnAngles() {
+        let heads = 3, headDim = 32, rotary = 24
+        var linear = RopeParameters(base: 10_000, style: .interleaved, rotaryDims: rotary)
+        linear.frequencyScale = 0.25
+        var factored = RopeParameters(base: 10_000, style: .interleaved, rotaryDims: rotary)
+        factored.frequencyFactors = (0..<rotary / 2).map { 1 + Float($0) / 4 }
+        var yarn = RopeParameters(base: 10_000, style: .neox, rotaryDims: rotary)
+        yarn.frequencyScale = 0.25
+        yarn.extrapolation = 1
+        yarn.originalContext = 16
+        yarn.attentionFactor = 0.9
+        let plain = RopeParameters(base: 10_000, style: .interleaved, rotaryDims: rotary)
+        let positions = [3, 17, 40, 41]
+        let cache = RopeAngleCache()
+        for (i, rope) in [linear, factored, yarn, plain, linear, yarn].enumerated() {
+            let cached = matrix(rows: 4, columns: heads * headDim, seed: i), naive = matrix(rows: 4, columns: heads * headDim, seed: i)
+            Ops.rope(cached, rows: 4, positions: positions, heads: heads, headDim: headDim, rope: rope, angles: cache, threads: 2)
+            let half = rotary / 2
+            var cs = [Float](repeating: 0, count: rotary)
+            for r in 0..<4 {
+                if rope.isPlain {
+                    ck_rope(naive.row(r), Int64(heads), Int64(headDim), Int64(rotary), Int64(positions[r]), rope.base, 0)
+                    continue
+                }
+                cs.withUnsafeMutableBufferPointer { rope.angles(position: positions[r], into: $0.baseAddress!) }
+                for h in 0..<heads {
+                    let x = naive.row(r) + h * headDim
+                    for j in 0..<half {
+                        let a = rope.style == .neox ? j : 2 * j, b = rope.style == .neox ? j + half : 2 * j + 1
+                        let c = cs[j], s = cs[half + j], x0 = x[a], x1 = x[b]
+                        x[a] = x0 * c - x1 * s
+                        x[b] = x0 * s + x1 * c
+                    }
+                }
+            }
+            for r in 0..<4 {
+                for c in 0..<(heads * headDim) where abs(cached.row(r)[c] - naive.row(r)[c]) > 1e-6 {
+                    Issue.record("call \(i): row \(r) column \(c): \(cached.row(r)[c]) vs \(naive.row(r)[c])")
+                    return
+                }
+            }
+        }
+    }
 }
