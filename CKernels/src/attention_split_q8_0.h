@@ -54,8 +54,8 @@ KV_AVX2 void row_pair_dots_q8(const int16_t *q16, int64_t hd, const uint8_t *seg
 /// head): 15 bits of the head's largest element. On 8 lanes (hd a multiple of 16, as q8_0 heads
 /// are): vcvtps2dq rounds to nearest even as lrintf does, |q * inv| <= 32767 so the int16 pack
 /// does not saturate, and the maximum takes |q| first so a NaN element is skipped as a scalar
-/// `>` would skip it. A scalar loop here was ~1/3 of a 256-position unit's time (the AVX-512
-/// unit's measurement, quantize_query16).
+/// `>` would skip it. Its scalar form was ~1/3 of a 256-position unit's time (quantize_query16,
+/// the AVX-512 unit's twin of this function).
 KV_AVX2 void quantize_query(const float *q, int64_t heads, int64_t hd, int16_t *q16, float *qs) {
     const __m256 sign = _mm256_set1_ps(-0.0f);
     for (int64_t h = 0; h < heads; h++) {

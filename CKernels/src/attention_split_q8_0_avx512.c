@@ -26,8 +26,9 @@ enum { PREFETCH_ROWS = 16 };
 
 /// q16[h][e] = round(q[h][e] / qs[h]), qs[h] = max_e |q[h][e]| / 32767 (zero for a zero head),
 /// as the AVX2 unit's quantize_query (hd a multiple of 16; lrintf's rounding, to nearest even) and
-/// with its bits, on 16 lanes: that scalar loop (an lrintf per element) took a 256-position unit
-/// from 0.006 to 0.009 ms (SmolLM2 shape, in cache, 1 thread), and short contexts decode q8_0 here.
+/// with its bits, on 16 lanes. Not a call to that function: the SIMDe build of this file has no
+/// AVX2 target to inline it into. A scalar loop here (an lrintf per element) took a 256-position
+/// unit from 0.006 to 0.009 ms (SmolLM2 shape, in cache, 1 thread).
 T512 INLINE void quantize_query16(const float *q, int64_t heads, int64_t hd, int16_t *q16, float *qs) {
     for (int64_t h = 0; h < heads; h++) {
         const float *qh = q + h * hd;

@@ -4,7 +4,7 @@
 // (u8), so one `vpdpbusd` against the 4 matching activation bytes broadcast to all lanes gives
 // 16 rows' partial dots with no horizontal sums, and lane r accumulates row r's fp32 result in
 // exactly the reference's order. Tiles:
-//  - decode (M = 1): 1 activation row x 4 groups (64 weight rows), four independent fp32 chains;
+//  - decode (M = 1): 1 activation row x 1 group, one group after another (see below);
 //    the weights stream once, 4-bit formats unpack with one and + one shift + and per 64 bytes,
 //    Q5_0 from its compact copy (nibbles + bit-sliced fifth bits, 5.5 bits per weight) with
 //    two more shifts, an and and a ternary-logic merge per 64 bytes;
