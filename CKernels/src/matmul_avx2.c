@@ -29,7 +29,7 @@ T256 INLINE int hsum_epi32(__m256i v) {
 }
 
 /// Max |x| over n floats (n a multiple of 32).
-T256 INLINE float amax_avx2(const float *x, int n) {
+T256 INLINE float amax_of(const float *x, int n) {
     const __m256 signmask = _mm256_set1_ps(-0.0f);
     __m256 ax = _mm256_setzero_ps();
     for (int i = 0; i < n; i += 8) ax = _mm256_max_ps(ax, _mm256_andnot_ps(signmask, _mm256_loadu_ps(x + i)));
@@ -39,12 +39,6 @@ T256 INLINE float amax_avx2(const float *x, int n) {
 /// fp32 -> fp16 -> fp32, round to nearest even (F16C; exact like ck_fp32_to_fp16).
 T256 INLINE float fp16_round(float f) {
     return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
-}
-
-/// 127/amax, 0 for a zero group or when it overflows (as the reference's inverse_step).
-T256 INLINE float inverse_step(float amax) {
-    const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
-    return id == INFINITY ? 0.0f : id;
 }
 
 /// q = clamp(rint(x * mul), +-127) for one 32-block; the sums of both halves.
@@ -67,49 +61,9 @@ T256 INLINE void quantize32(const float *x, float mul, int8_t *q, int *s0, int *
 }
 
 /// All four schemes (ck_act_format); the same fp32 operations as ck_quantize_act_ref.
-T256 void ck_quantize_act_avx2(const ck_act *a, int64_t m0, int64_t m1) {
-    const int64_t nb = a->k / 32;
-    for (int64_t m = m0; m < m1; m++) {
-        float mul = 0.0f, da = 0.0f;
-        for (int64_t b = 0; b < nb; b++) {
-            const float *x = a->x + m * a->k + b * 32;
-            int8_t *q = a->q + m * a->k + b * 32;
-            float *meta = a->meta + (m * nb + b) * 4;
-            float sum_scaled;
-            int s0, s1;
-            switch (a->format) {
-            case CK_ACT_Q8_K:
-                if (b % 8 == 0) {
-                    mul = inverse_step(amax_avx2(x, 256));
-                    da = mul != 0.0f ? 1.0f / mul : 0.0f;
-                }
-                quantize32(x, mul, q, &s0, &s1);
-                sum_scaled = da * (float)(s0 + s1);
-                break;
-            case CK_ACT_Q8_0:
-            case CK_ACT_Q8_1: {
-                const float amax = amax_avx2(x, 32), d = amax / 127.0f;
-                mul = inverse_step(amax);
-                da = fp16_round(d);
-                quantize32(x, mul, q, &s0, &s1);
-                sum_scaled = a->format == CK_ACT_Q8_1 ? fp16_round(d * (float)(s0 + s1)) : da * (float)(s0 + s1);
-                break;
-            }
-            default:
-                da = amax_avx2(x, 32) / 127.0f;
-                mul = da != 0.0f ? 1.0f / da : 0.0f;
-                quantize32(x, mul, q, &s0, &s1);
-                sum_scaled = da * (float)(s0 + s1);
-                break;
-            }
-            meta[0] = da;
-            meta[1] = sum_scaled;
-            meta[2] = da * (float)s0;
-            meta[3] = da * (float)s1;
-            a->sums[m * nb + b] = s0 + s1;
-        }
-    }
-}
+#define QUANTIZE_ACT_NAME ck_quantize_act_avx2
+#define QUANTIZE_ACT_ATTR T256
+#include "quantize_act_body.h"
 
 T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     const ck_format_info info = ck_weight_format_info(w->format);
