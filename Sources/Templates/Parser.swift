@@ -309,31 +309,37 @@ struct Parser {
         return .conditional(condition: condition, then: value, otherwise: otherwise)
     }
 
-    private mutating func parseOr() throws(TemplateError) -> Expr {
-        var left = try parseAnd()
-        // Each operand folded in deepens the tree by one level.
+    /// One left-associative precedence level: `operand (operator operand)*`, folded to the left.
+    /// `fold` looks at the current token: nil ends the level, otherwise the node that joins the
+    /// operands so far, the next one and the operator's location. Each operand folded in deepens
+    /// the tree by one level against `maxNesting`.
+    private mutating func parseLeftFold(
+        _ operand: (inout Parser) throws(TemplateError) -> Expr,
+        _ fold: (Parser) -> ((Expr, Expr, SourceLocation) -> Expr)?
+    ) throws(TemplateError) -> Expr {
+        var left = try operand(&self)
         var folds = 0
         defer { depth -= folds }
-        while isName("or") {
+        while let join = fold(self) {
             try descend()
             folds += 1
+            let location = current.location
             _ = advance()
-            left = .or(left, try parseAnd())
+            left = join(left, try operand(&self), location)
         }
         return left
     }
 
-    private mutating func parseAnd() throws(TemplateError) -> Expr {
-        var left = try parseNot()
-        var folds = 0
-        defer { depth -= folds }
-        while isName("and") {
-            try descend()
-            folds += 1
-            _ = advance()
-            left = .and(left, try parseNot())
+    private mutating func parseOr() throws(TemplateError) -> Expr {
+        try parseLeftFold({ (p: inout Parser) throws(TemplateError) in try p.parseAnd() }) { p in
+            p.isName("or") ? { l, r, _ in .or(l, r) } : nil
         }
-        return left
+    }
+
+    private mutating func parseAnd() throws(TemplateError) -> Expr {
+        try parseLeftFold({ (p: inout Parser) throws(TemplateError) in try p.parseNot() }) { p in
+            p.isName("and") ? { l, r, _ in .and(l, r) } : nil
+        }
     }
 
     private mutating func parseNot() throws(TemplateError) -> Expr {
@@ -368,63 +374,33 @@ struct Parser {
         return ops.isEmpty ? left : .compare(left, ops, location)
     }
 
+    /// The node joining two operands with `op`.
+    private static func binary(_ op: BinaryOp) -> (Expr, Expr, SourceLocation) -> Expr {
+        { l, r, location in .binary(op, l, r, location) }
+    }
+
     private mutating func parseMath1() throws(TemplateError) -> Expr {
-        var left = try parseConcat()
-        var folds = 0
-        defer { depth -= folds }
-        while isOp("+") || isOp("-") {
-            try descend()
-            folds += 1
-            let location = current.location
-            let op: BinaryOp = isOp("+") ? .add : .sub
-            _ = advance()
-            left = .binary(op, left, try parseConcat(), location)
+        try parseLeftFold({ (p: inout Parser) throws(TemplateError) in try p.parseConcat() }) { p in
+            p.isOp("+") ? Self.binary(.add) : p.isOp("-") ? Self.binary(.sub) : nil
         }
-        return left
     }
 
     private mutating func parseConcat() throws(TemplateError) -> Expr {
-        var left = try parseMath2()
-        var folds = 0
-        defer { depth -= folds }
-        while isOp("~") {
-            try descend()
-            folds += 1
-            let location = current.location
-            _ = advance()
-            left = .binary(.concat, left, try parseMath2(), location)
+        try parseLeftFold({ (p: inout Parser) throws(TemplateError) in try p.parseMath2() }) { p in
+            p.isOp("~") ? Self.binary(.concat) : nil
         }
-        return left
     }
 
     private mutating func parseMath2() throws(TemplateError) -> Expr {
-        var left = try parsePow()
-        var folds = 0
-        defer { depth -= folds }
-        while true {
-            try descend()
-            folds += 1
-            let location = current.location
-            let op: BinaryOp
-            if isOp("*") { op = .mul } else if isOp("/") { op = .div } else if isOp("//") { op = .floorDiv } else if isOp("%") { op = .mod } else { break }
-            _ = advance()
-            left = .binary(op, left, try parsePow(), location)
+        try parseLeftFold({ (p: inout Parser) throws(TemplateError) in try p.parsePow() }) { p in
+            p.isOp("*") ? Self.binary(.mul) : p.isOp("/") ? Self.binary(.div) : p.isOp("//") ? Self.binary(.floorDiv) : p.isOp("%") ? Self.binary(.mod) : nil
         }
-        return left
     }
 
     private mutating func parsePow() throws(TemplateError) -> Expr {
-        var left = try parseUnary()
-        var folds = 0
-        defer { depth -= folds }
-        while isOp("**") {
-            try descend()
-            folds += 1
-            let location = current.location
-            _ = advance()
-            left = .binary(.pow, left, try parseUnary(), location)
+        try parseLeftFold({ (p: inout Parser) throws(TemplateError) in try p.parseUnary() }) { p in
+            p.isOp("**") ? Self.binary(.pow) : nil
         }
-        return left
     }
 
     private mutating func parseUnary(withFilter: Bool = true) throws(TemplateError) -> Expr {
