@@ -255,8 +255,8 @@ PTILES(p_mxint8, P_S8, 1, 0, 0, 1)
 
 /// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0: of its expansion,
 /// 512 value bytes per block instead of the compact 320).
-static int64_t chunk_halves(const ck_format_info *info, int64_t k) {
-    const int64_t expansion = info->qs_block_bytes == 0 ? 512 - CK_Q5_0_COMPACT_BYTES : 0;
+static int64_t chunk_halves(ck_weight_format f, const ck_format_info *info, int64_t k) {
+    const int64_t expansion = f == CK_WF_Q5_0 ? 512 - CK_Q5_0_COMPACT_BYTES : 0;
     const int64_t bytes = (k / 32) * (info->repacked_block_bytes + expansion) / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
     return c < 2 ? 2 : c;
@@ -298,7 +298,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     p.call = atomic_fetch_add(&calls, 1);
     p.h1 = (d->n + 7) / 8;
     p.lastvalid = (int)(d->n - (p.h1 - 1) * 8);
-    p.ch = chunk_halves(&info, d->k);
+    p.ch = chunk_halves(w->format, &info, d->k);
     p.m = d->m;
     return p;
 }
