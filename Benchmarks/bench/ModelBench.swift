@@ -25,8 +25,8 @@ schema's token mask (guided generation), and prints the masking time per token a
 tests, interleaved with ours, with flash attention on and, for --kv q8_0, its q8_0 K and V cache
 (-fa 1 -ctk q8_0 -ctv q8_0; llama.cpp has no MXFP8 cache, so --kv mxfp8_e4m3 compares with its
 f16), and prints the ratio. tgN rows give the decode roofline: the tokens/s of streaming the
-weights plus the K/V bytes attention reads per token at the measured streaming read rate, and
-the share of it reached. Peak RSS is ours, a running maximum over the
+weights plus the K/V bytes attention reads per token at the streaming read rate measured right
+after the row's runs, and the share of it reached. Peak RSS is ours, a running maximum over the
 whole run (bench one model per run to see a model's alone), and with --compare-llama-cpp the
 largest peak of the model's llama-bench processes.
 """
@@ -178,6 +178,12 @@ func runModelBench(_ args: [String]) -> Int32 {
                     printError("bench: \(info.name) \(name) t=\(threads): run \(r + 1)/\(options.repetitions)\n")
                     samples.append(test.run(threads))
                 }
+                // Mean K/V bytes per decode token of the last run (set by generate), and the read
+                // rate measured now, beside the runs it is compared with.
+                let roofline = decodeKVBytesPerToken.map {
+                    Roofline.tokensPerSecond(weightBytes: Roofline.weightBytesPerToken(file), kvBytes: $0, threads: threads)
+                }
+                decodeKVBytesPerToken = nil
                 if let llamaBench {
                     printError("bench: llama-bench \(name) t=\(threads)\n")
                     theirs = llamaBench.run(model: path, test: test.name, threads: threads, repetitions: options.repetitions,
@@ -186,11 +192,6 @@ func runModelBench(_ args: [String]) -> Int32 {
                 }
                 let m = Measurement(model: info.name, test: name, threads: threads, samples: samples)
                 kvMeans.append(("\(atDepth) t=\(threads)", test.kv, m.mean))
-                // Mean K/V bytes per decode token of the last run (set by generate).
-                let roofline = decodeKVBytesPerToken.map {
-                    Roofline.tokensPerSecond(weightBytes: Roofline.weightBytesPerToken(file), kvBytes: $0, threads: threads)
-                }
-                decodeKVBytesPerToken = nil
                 if options.json {
                     printJSON(m, info: info, loadSeconds: loadSeconds, llamaCpp: theirs, roofline: roofline)
                 } else {

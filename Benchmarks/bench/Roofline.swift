@@ -6,25 +6,21 @@ import GGUF
 /// bytes — the weights it multiplies plus the K/V rows its attention reads — at the machine's
 /// measured streaming read rate (ck_bench_stream_read, the same read KernelBench compares to).
 enum Roofline {
-    nonisolated(unsafe) private static var streamRates: [Int: Double] = [:]   // bench is single-threaded here
-
-    /// Median streaming read rate, bytes/s, on `threads` threads; measured once per thread count,
-    /// in a child process (`bench __stream-rate N`) so its buffer does not count in the peak RSS
-    /// reported for the models.
+    /// Median streaming read rate, bytes/s, on `threads` threads, measured now in a child process
+    /// (`bench __stream-rate N`) so its buffer does not count in the peak RSS reported for the
+    /// models. Each tg row measures its own, right after its runs: this host's read rate drifts
+    /// by up to 2x within minutes, and one figure for a whole run put some rows above 100 %.
     static func streamBytesPerSecond(threads: Int) -> Double {
-        if let rate = streamRates[threads] { return rate }
         let child = Process()
         let output = Pipe()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         child.arguments = [streamRateSuite, String(threads)]
         child.standardOutput = output
-        let rate = (try? child.run()).flatMap { _ -> Double? in
+        return (try? child.run()).flatMap { _ -> Double? in
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             child.waitUntilExit()
             return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
         } ?? .nan
-        streamRates[threads] = rate
-        return rate
     }
 
     /// The hidden suite that measures the streaming read rate for the parent.
