@@ -8,8 +8,8 @@ import GGUF
 enum Roofline {
     /// Median streaming read rate, bytes/s, on `threads` threads, measured now in a child process
     /// (`bench __stream-rate N`) so its buffer does not count in the peak RSS reported for the
-    /// models. Each tg row measures its own, right after its runs: this host's read rate drifts
-    /// by up to 2x within minutes, and one figure for a whole run put some rows above 100 %.
+    /// models. Each tg row measures its own, right after its runs, so that it meets the read rate
+    /// of its own moment: the rate drifts by up to 2x within minutes on a shared host.
     static func streamBytesPerSecond(threads: Int) -> Double {
         let child = Process()
         let output = Pipe()
