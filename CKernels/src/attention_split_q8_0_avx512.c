@@ -117,7 +117,7 @@ T512 INLINE __m512i reduce16_epi32(__m512i e0, __m512i e1, __m512i e2, __m512i e
 /// 16 block dots are converted and scaled, by the rows' block scales gathered into one vector.
 /// That moves the conversion and the FMA from every row to every 16 rows, for one tree per block
 /// instead of one per row segment: 4 SmolLM2-shaped layers (hd 64) of 4096 positions from cache,
-/// 1 thread, 0.343-0.381 -> 0.306-0.321 ms. With more blocks the extra trees cost more than that
+/// 1 thread, 0.345 -> 0.308-0.326 ms. With more blocks the extra trees cost more than that
 /// saves (hd 128: 0.477 -> 0.524 ms; Gemma's 256: 0.318 -> 0.340-0.363), so those keep
 /// score_block.
 T512 INLINE void score_block_exact(const int16_t *q16, const float *qs, int64_t hd, const uint8_t *kg, int64_t row_bytes,
