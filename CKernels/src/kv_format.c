@@ -16,9 +16,7 @@ int64_t ck_kv_row_bytes(ck_kv_format format, int64_t n) {
     return 0;
 }
 
-/// Q8_0 as ggml's reference quantizer: d = amax / 127 stored as fp16, q = round(x / d) with
-/// halves away from zero.
-static void quantize_row_q8_0(const float *x, ck_block_q8_0 *y, int64_t n) {
+void ck_kv_quantize_row_q8_0_ref(const float *x, ck_block_q8_0 *y, int64_t n) {
     for (int64_t b = 0; b < n / CK_QK32; b++, x += CK_QK32) {
         float amax = 0;
         for (int j = 0; j < CK_QK32; j++) amax = fmaxf(amax, fabsf(x[j]));
@@ -60,7 +58,10 @@ void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n) 
         for (int64_t i = 0; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
         break;
     }
-    case CK_KV_Q8_0: quantize_row_q8_0(x, row, n); break;
+    case CK_KV_Q8_0:
+        if (ck_kernels(ck_kernel_path_get())->simd_rows) ck_kv_quantize_row_q8_0_avx2(x, row, n);
+        else ck_kv_quantize_row_q8_0_ref(x, row, n);
+        break;
     case CK_KV_MXFP8_E4M3: ck_quantize_row_mxfp8_e4m3(x, row, n); break;
     }
 }

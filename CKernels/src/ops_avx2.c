@@ -1,8 +1,8 @@
 // AVX2 twins of the elementwise ops in ops.c that show up in profiles (SwiGLU's expf: ~8% of a
 // SmolLM2 prefill when scalar; GeGLU's scalar fp16 rounding and lookup: ~9% of a Gemma 3 one).
 // SwiGLU is not bit-identical to libm: exp is ck_exp_avx2 (avx2_exp.h), about 1 ulp (SwiGLUTests
-// bound the result against fp64). GeGLU, the four-vector RMSNorm and the fp16 row conversion (the
-// KV cache store) are bit-identical to their references.
+// bound the result against fp64). GeGLU, the four-vector RMSNorm and the KV cache stores (the
+// fp16 row conversion and the Q8_0 row quantizer) are bit-identical to their references.
 #pragma STDC FP_CONTRACT OFF
 
 #include <immintrin.h>
@@ -81,4 +81,37 @@ T256 void ck_fp32_to_fp16_row_avx2(const float *x, ck_half *h, int64_t n) {
     for (; i + 8 <= n; i += 8)
         _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     for (; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
+}
+
+/// ck_kv_quantize_row_q8_0_ref, 8 lanes at a time with the same fp32 operations: amax by max
+/// (the reference's fmaxf; a NaN value is skipped by both, as max_ps returns its second operand
+/// then), d and 1 / d as scalars, v = x * (1 / d), and roundf's halves away from zero as
+/// t = trunc(v), plus sign(v) where |v - t| >= 0.5 (v - t is exact, so no double rounding).
+T256 void ck_kv_quantize_row_q8_0_avx2(const float *x, ck_block_q8_0 *y, int64_t n) {
+    const __m256 sign_bit = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+    // packs_epi32 / packs_epi16 interleave 128-bit halves; this puts the 32 codes back in order.
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int64_t b = 0; b < n / 32; b++, x += 32) {
+        __m256 v[4], mx = _mm256_setzero_ps();
+        for (int c = 0; c < 4; c++) {
+            v[c] = _mm256_loadu_ps(x + 8 * c);
+            mx = _mm256_max_ps(_mm256_andnot_ps(sign_bit, v[c]), mx);
+        }
+        __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+        m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+        m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+        const float amax = _mm_cvtss_f32(m4), d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+        y[b].d = ck_fp32_to_fp16(d);
+        const __m256 idv = _mm256_set1_ps(id);
+        __m256i q[4];
+        for (int c = 0; c < 4; c++) {
+            const __m256 s = _mm256_mul_ps(v[c], idv);
+            const __m256 t = _mm256_round_ps(s, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            const __m256 up = _mm256_cmp_ps(_mm256_andnot_ps(sign_bit, _mm256_sub_ps(s, t)), half, _CMP_GE_OQ);
+            const __m256 step = _mm256_and_ps(up, _mm256_or_ps(one, _mm256_and_ps(sign_bit, s)));
+            q[c] = _mm256_cvttps_epi32(_mm256_add_ps(t, step));
+        }
+        const __m256i q16 = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+        _mm256_storeu_si256((__m256i *)y[b].qs, _mm256_permutevar8x32_epi32(q16, order));
+    }
 }

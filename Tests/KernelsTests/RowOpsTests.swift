@@ -163,6 +163,51 @@ import Testing
         #expect(mismatches.isEmpty, "\(mismatches.count) differ, first \(mismatches.first.map { "\(x[$0])" } ?? "")")
     }
 
+    /// The AVX2 Q8_0 row quantizer (KV cache store) writes the reference's bytes: random rows at
+    /// several scales, blocks whose scaled values land on halves (roundf rounds them away from
+    /// zero, where the SIMD rounding modes would not), just below halves, an all-zero block, a
+    /// block with fp32 subnormals, and NaNs, which both skip in the block's maximum.
+    @Test func q8_0RowQuantizerMatchesReference() {
+        guard ck_best_kernel_path() != CK_PATH_REF else { return }
+        var x: [Float] = gaussians(32 * 64, seed: 41, scale: 3)
+        x += gaussians(32 * 8, seed: 42, scale: 1e-3)
+        x += gaussians(32 * 8, seed: 43, scale: 1e4)
+        // amax 127, so d = 1 and the codes are the values rounded: ties of both signs, and the
+        // largest floats below 0.5 and 1.5.
+        let ties: [Float] = [127, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 126.5, -126.5, 0.499_999_97, -0.499_999_97, 1.499_999_9,
+                             -1.499_999_9, 63.5, -63.5, 0, -0]
+        x += ties + [Float](repeating: 3.5, count: 32 - ties.count)
+        x += [Float](repeating: 0, count: 32)
+        x += (0..<32).map { (i: Int) -> Float in   // fp32 subnormals of both signs
+            let magnitude = Float(bitPattern: UInt32(i * 977 + 1))
+            return i % 2 == 0 ? magnitude : -magnitude
+        }
+        var withNaN = gaussians(32, seed: 44)
+        withNaN[0] = .nan
+        withNaN[31] = .nan
+        x += withNaN.map { $0.isNaN ? 0 : $0 }   // NaN codes are undefined in C; the block's scale is checked below
+        let blocks = x.count / 32
+        var ref = [UInt8](repeating: 0, count: blocks * 34), avx = ref
+        x.withUnsafeBufferPointer { xp in
+            ref.withUnsafeMutableBytes { ck_kv_quantize_row_q8_0_ref(xp.baseAddress!, $0.baseAddress!.assumingMemoryBound(to: ck_block_q8_0.self), Int64(x.count)) }
+            avx.withUnsafeMutableBytes { ck_kv_quantize_row_q8_0_avx2(xp.baseAddress!, $0.baseAddress!.assumingMemoryBound(to: ck_block_q8_0.self), Int64(x.count)) }
+        }
+        let differing = (0..<blocks).filter { ref[$0 * 34..<($0 + 1) * 34] != avx[$0 * 34..<($0 + 1) * 34] }
+        #expect(differing.isEmpty, "blocks \(differing.prefix(5)) of \(blocks) differ")
+        // The tie block's codes are roundf's, not just equal between the two.
+        let tieCodes = (0..<ties.count).map { Int8(bitPattern: avx[(64 + 16) * 34 + 2 + $0]) }
+        #expect(tieCodes == ties.map { Int8($0.rounded(.toNearestOrAwayFromZero)) })
+        // NaNs do not enter the maximum: the block's scale is that of its other values.
+        var nanBlock = [UInt8](repeating: 0, count: 34), noNaN = nanBlock
+        withNaN.withUnsafeBufferPointer { xp in
+            nanBlock.withUnsafeMutableBytes { ck_kv_quantize_row_q8_0_avx2(xp.baseAddress!, $0.baseAddress!.assumingMemoryBound(to: ck_block_q8_0.self), 32) }
+        }
+        withNaN.map { $0.isNaN ? 0 : $0 }.withUnsafeBufferPointer { xp in
+            noNaN.withUnsafeMutableBytes { ck_kv_quantize_row_q8_0_ref(xp.baseAddress!, $0.baseAddress!.assumingMemoryBound(to: ck_block_q8_0.self), 32) }
+        }
+        #expect(nanBlock[0..<2] == noNaN[0..<2] && nanBlock[3..<33] == noNaN[3..<33])
+    }
+
     /// GeGLU's AVX2 twin equals the reference bit for bit: on every fp16 value (each table entry,
     /// at both signs of `up`), on random gates, on the cut-offs and specials, and on a scalar tail.
     @Test func gegluAVX2MatchesReference() {
