@@ -272,6 +272,10 @@ typedef struct {
     void (*attention_split_f16)(const struct ck_range_job *);
     /// The split-K decode unit over a q8_0 cache at this path's width; NULL: the AVX2 one.
     void (*attention_split_q8_0)(const struct ck_range_job *);
+    /// The prefill attention's scores over a q8_0 cache in integer arithmetic at this path's
+    /// width (attention_tiles.h); NULL: the fp32 scores of the decoded rows.
+    void (*attention_scores_q8_0)(const int16_t *, const float *, const int16_t *, const float *, float *, int64_t, int64_t,
+                                  int64_t, struct ck_row_prefetch *);
 } ck_path_kernels;
 
 /// The kernel table of path p (p must be a valid ck_kernel_path).

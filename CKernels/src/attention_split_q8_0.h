@@ -50,30 +50,6 @@ KV_AVX2 void row_pair_dots_q8(const int16_t *q16, int64_t hd, const uint8_t *seg
     }
 }
 
-/// q16[h][e] = round(q[h][e] / qs[h]) with qs[h] = max_e |q[h][e]| / 32767 (q16 zero for a zero
-/// head): 15 bits of the head's largest element. On 8 lanes (hd a multiple of 16, as q8_0 heads
-/// are): vcvtps2dq rounds to nearest even as lrintf does, |q * inv| <= 32767 so the int16 pack
-/// does not saturate, and the maximum takes |q| first so a NaN element is skipped as a scalar
-/// `>` would skip it. Its scalar form was ~1/3 of a 256-position unit's time (quantize_query16,
-/// the AVX-512 unit's twin of this function).
-KV_AVX2 void quantize_query(const float *q, int64_t heads, int64_t hd, int16_t *q16, float *qs) {
-    const __m256 sign = _mm256_set1_ps(-0.0f);
-    for (int64_t h = 0; h < heads; h++) {
-        const float *qh = q + h * hd;
-        __m256 mx = _mm256_setzero_ps();
-        for (int64_t e = 0; e < hd; e += 8) mx = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(qh + e)), mx);
-        const float amax = ck_hmax256(mx);
-        const __m256 inv = _mm256_set1_ps(amax > 0 ? 32767.0f / amax : 0.0f);
-        for (int64_t e = 0; e < hd; e += 16) {
-            const __m256i lo = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(qh + e), inv));
-            const __m256i hi = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(qh + e + 8), inv));
-            // packs works per 128-bit lane (lo 0-3, hi 0-3, lo 4-7, hi 4-7): reorder the quads.
-            _mm256_storeu_si256((__m256i *)(q16 + h * hd + e), _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8));
-        }
-        qs[h] = amax / 32767.0f;
-    }
-}
-
 /// q8_0 V rows per block: a block's weights are rounded against their own bound and its int32
 /// sums (at most 32 row pairs * 2 * 127 * 32767 per lane, below 2^28) scaled back once. Decode
 /// microbenchmark (AVX2 EPYC, 2 threads, depth 4096, interleaved rounds, median ms per token for

@@ -46,12 +46,26 @@ typedef void (*attention_scores_fn)(const float *kc, const float *qt, float *s, 
 typedef void (*attention_values_fn)(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl,
                                     row_prefetch *pf);
 
+/// The scores of one chunk over a q8_0 cache in integer arithmetic: s[p][lane] = qs[lane] *
+/// sum_b ks[p][b] * (sum_{d in block b} kc[p][d] * qt[d][lane]), with kc the chunk's K codes
+/// sign-extended to int16 ([cn][hd]), ks their block scales ([cn][hd/32]), qt the query lanes
+/// rounded to int16 (quantize_query) and stored in pairs of dims, qt[(d/2) * 2QL + 2 lane + d%2],
+/// and qs their scales. Each block's sum is exact in int32; the blocks accumulate in fp32 in
+/// ascending order (one FMA each), times qs last.
+typedef void (*attention_scores_q8_0_fn)(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                         int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+
 /// 16-lane versions (head_dim a multiple of 16), native and compiled against SIMDe, named by the
 /// AVX-512 paths' kernel tables (attention_scores / attention_values). Every output is the same
 /// sum in the same order as the AVX2 tiles', so the results are identical.
 void ck_attention_scores_avx512(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_avx512(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_scores_avx512_emu(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+/// The integer scores on 16-lane vectors with AVX512-VNNI (vpdpwssd), native and emulated.
+void ck_attention_scores_q8_0_avx512(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                     int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_scores_q8_0_avx512_emu(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                         int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_avx512_emu(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 
 #endif

@@ -3,6 +3,8 @@
 // lanes of a unit (QL = 48) are three vectors, so a score tile covers six positions x every lane
 // (18 accumulators; per d three loads and six broadcasts feed 18 FMAs) and a value tile six
 // lanes x 64 dims (24 accumulators; per position four loads and six broadcasts feed 24 FMAs).
+// The q8_0 integer scores (score_tile_q8_0) take four positions per tile: 12 int32 sums and 12
+// fp32 accumulators.
 // attention_tiles_avx512_emu.c compiles this file again against SIMDe for CPUs without AVX-512.
 #include "attention_tiles.h"
 
@@ -35,6 +37,57 @@ T512 void ck_attention_scores_avx512(const float *kc, const float *qt, float *s,
     if (nv == 3) scores_nv(kc, qt, s, cn, hd, pf, 3);
     else if (nv == 2) scores_nv(kc, qt, s, cn, hd, pf, 2);
     else scores_nv(kc, qt, s, cn, hd, pf, 1);
+}
+
+/// S[p][16v .. 16(v+NV)) for NP positions of int16 K codes (attention_scores_q8_0_fn): per block
+/// one vpdpwssd per (position, pair of dims, vector) into exact int32 sums, then one FMA by the
+/// block scale; NP = 4 keeps the 12 int32 and 12 fp32 accumulators in registers.
+T512 INLINE void score_tile_q8_0(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                 const int64_t hd, const int NP, const int NV) {
+    __m512 acc[4][3];
+    UNROLL for (int j = 0; j < NP; j++) UNROLL for (int u = 0; u < NV; u++) acc[j][u] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < hd / 32; b++) {
+        __m512i t[4][3];
+        UNROLL for (int j = 0; j < NP; j++) UNROLL for (int u = 0; u < NV; u++) t[j][u] = _mm512_setzero_si512();
+        UNROLL for (int e = 0; e < 16; e++) {   // dims 32b + 2e, 32b + 2e + 1
+            const int16_t *qp = qt + (b * 16 + e) * 2 * QL;
+            __m512i q[3];
+            UNROLL for (int u = 0; u < NV; u++) q[u] = _mm512_loadu_si512(qp + 32 * u);
+            UNROLL for (int j = 0; j < NP; j++) {
+                int32_t pair;
+                __builtin_memcpy(&pair, kc + j * hd + 32 * b + 2 * e, sizeof pair);
+                const __m512i kb = _mm512_set1_epi32(pair);
+                UNROLL for (int u = 0; u < NV; u++) t[j][u] = _mm512_dpwssd_epi32(t[j][u], kb, q[u]);
+            }
+        }
+        UNROLL for (int j = 0; j < NP; j++) {
+            const __m512 sc = _mm512_set1_ps(ks[j * (hd / 32) + b]);
+            UNROLL for (int u = 0; u < NV; u++) acc[j][u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(t[j][u]), sc, acc[j][u]);
+        }
+    }
+    UNROLL for (int j = 0; j < NP; j++)
+        UNROLL for (int u = 0; u < NV; u++) _mm512_storeu_ps(s + j * QL + 16 * u, _mm512_mul_ps(acc[j][u], _mm512_loadu_ps(qs + 16 * u)));
+}
+
+T512 INLINE void scores_q8_0_nv(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s, int64_t cn,
+                                const int64_t hd, row_prefetch *pf, const int NV) {
+    int64_t p = 0;
+    for (; p + 4 <= cn; p += 4) { score_tile_q8_0(kc + p * hd, ks + p * (hd / 32), qt, qs, s + p * QL, hd, 4, NV); prefetch_step(pf); }
+    for (; p < cn; p++) { score_tile_q8_0(kc + p * hd, ks + p * (hd / 32), qt, qs, s + p * QL, hd, 1, NV); prefetch_step(pf); }
+}
+
+T512 void ck_attention_scores_q8_0_avx512(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                          int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+    const int64_t nv = (nl + 15) / 16;
+    prefetch_spread(pf, cn / 4 + cn % 4);
+    // The supported models' head dims as constants (SmolLM2 64, Gemma 3 256), as the fp32 tiles.
+    if (hd == 64) {
+        if (nv == 3) scores_q8_0_nv(kc, ks, qt, qs, s, cn, 64, pf, 3);
+        else if (nv == 2) scores_q8_0_nv(kc, ks, qt, qs, s, cn, 64, pf, 2);
+        else scores_q8_0_nv(kc, ks, qt, qs, s, cn, 64, pf, 1);
+    } else if (nv == 3) scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 3);
+    else if (nv == 2) scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 2);
+    else scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 1);
 }
 
 /// O[lanes i .. i+NQ)[dims c .. c+16 NC) += sum_p W[p][lane] * Vc[p][dims], p ascending.

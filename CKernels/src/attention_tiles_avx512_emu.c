@@ -3,4 +3,5 @@
 #define CK_AVX512_EMULATED 1
 #define ck_attention_scores_avx512 ck_attention_scores_avx512_emu
 #define ck_attention_values_avx512 ck_attention_values_avx512_emu
+#define ck_attention_scores_q8_0_avx512 ck_attention_scores_q8_0_avx512_emu
 #include "attention_tiles_avx512.c"
