@@ -273,8 +273,11 @@ typedef struct {
     /// The split-K decode unit over a q8_0 cache at this path's width; NULL: the AVX2 one.
     void (*attention_split_q8_0)(const struct ck_range_job *);
     /// The prefill attention's scores over a q8_0 cache in integer arithmetic at this path's
-    /// width (attention_tiles.h); NULL: the fp32 scores of the decoded rows.
+    /// width (attention_tiles.h); NULL: the fp32 phases over the decoded rows.
     void (*attention_scores_q8_0)(const int16_t *, const float *, const int16_t *, const float *, float *, int64_t, int64_t,
+                                  int64_t, struct ck_row_prefetch *);
+    /// Its weighted values over a q8_0 cache in integer arithmetic, with the integer scores.
+    void (*attention_values_q8_0)(const int32_t *, const float *, const float *, int32_t *, float *, float *, int64_t, int64_t,
                                   int64_t, struct ck_row_prefetch *);
 } ck_path_kernels;
 

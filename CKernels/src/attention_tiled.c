@@ -19,12 +19,13 @@
 // 16 lanes on the AVX-512 paths (attention_tiles_avx512.c; pp512 @ d4096 on an AVX-512 EPYC,
 // Zen 5, 2 threads, 3 interleaved rounds, median t/s: SmolLM2 429 -> 595, Gemma 3 1096 -> 1483),
 // 8 here otherwise; decoding rows and the softmax stay on 8 lanes.
-// Over a q8_0 cache the AVX-512 paths score in integers (attention_scores_q8_0_fn): the unit's
-// query lanes rounded once to int16 as the split-K decode rounds them, the chunk's K codes only
-// sign-extended, one vpdpwssd per two dims where fp32 needs two FMAs, and an FMA by the block
-// scale per 32 dims. pp512 @ d4096 with a q8_0 cache (Zen 5 EPYC, 2 threads, 4 and 3 interleaved
-// rounds, median t/s): SmolLM2 754 -> 836, Gemma 3 1949 -> 2180; before it, q8_0 ran at or below
-// the fp16 cache's speed there.
+// Over a q8_0 cache the AVX-512 paths run both phases in integers (attention_tiles.h), as the
+// split-K decode does: the unit's query lanes rounded once to int16, the chunk's K codes only
+// sign-extended, one vpdpwssd per two dims where fp32 needs two FMAs and one FMA by the block
+// scale per 32 dims; the V codes paired by position and the weights times their block scales
+// rounded to int16 per chunk, one vpdpwssd per two positions. pp512 @ d4096 with a q8_0 cache
+// (Zen 5 EPYC, 2 threads, the builds alternating over 4 rounds, median t/s): SmolLM2 676 -> 801,
+// Gemma 3 1924 -> 2287; over the fp16 cache in the same runs ~1.0x -> 1.16x and 1.17x.
 #include <immintrin.h>
 #include <math.h>
 #include "ck_ops.h"
@@ -75,6 +76,27 @@ T256 static void decode_codes_q8_0(const ck_attention_desc *d, const uint8_t *ba
             _mm256_storeu_si256((__m256i *)(kc + i * hd + 32 * b), _mm256_cvtepi8_epi16(_mm256_castsi256_si128(c)));
             _mm256_storeu_si256((__m256i *)(kc + i * hd + 32 * b + 16), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(c, 1)));
             ks[i * nb + b] = _cvtsh_ss(row[b].d);
+        }
+    }
+}
+
+/// The V codes of q8_0 rows p0..p0+n-1 in position pairs for the integer values
+/// (attention_values_q8_0_fn): vp[pp][e] = code of row 2pp at dim e in the low int16, of row
+/// 2pp + 1 (0 past the chunk) in the high one; vs[n][hd/32] the block scales.
+T256 static void decode_pairs_q8_0(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int32_t *vp, float *vs) {
+    const int64_t hd = d->head_dim, nb = hd / 32;
+    const __m256i low = _mm256_set1_epi32(0xFFFF);
+    for (int64_t pp = 0; pp < (n + 1) / 2; pp++) {
+        const ck_block_q8_0 *r0 = (const ck_block_q8_0 *)(base + (p0 + 2 * pp) * d->row_bytes);
+        const ck_block_q8_0 *r1 = 2 * pp + 1 < n ? (const ck_block_q8_0 *)(base + (p0 + 2 * pp + 1) * d->row_bytes) : NULL;
+        for (int64_t b = 0; b < nb; b++) {
+            for (int e = 0; e < 32; e += 8) {
+                const __m256i x0 = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(r0[b].qs + e)));
+                const __m256i x1 = r1 ? _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(r1[b].qs + e))) : _mm256_setzero_si256();
+                _mm256_storeu_si256((__m256i *)(vp + pp * hd + 32 * b + e), _mm256_or_si256(_mm256_and_si256(x0, low), _mm256_slli_epi32(x1, 16)));
+            }
+            vs[2 * pp * nb + b] = _cvtsh_ss(r0[b].d);
+            if (r1) vs[(2 * pp + 1) * nb + b] = _cvtsh_ss(r1[b].d);
         }
     }
 }
@@ -169,11 +191,12 @@ T256 static void values_avx2(const float *vc, const float *w, float *o, int64_t 
     else values8(vc, w, o, cn, hd, nl, pf);
 }
 
-/// A path's phases; scores_q8_0 NULL where the path has no integer scores.
+/// A path's phases; scores_q8_0 and values_q8_0 NULL where the path has no integer ones.
 typedef struct {
     attention_scores_fn scores;
     attention_values_fn values;
     attention_scores_q8_0_fn scores_q8_0;
+    attention_values_q8_0_fn values_q8_0;
 } tile_phases;
 
 /// All-ones in the lanes that do not see position p (p < first or p > last).
@@ -189,11 +212,17 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
     const int64_t hd = HD ? HD : d->head_dim, group = d->heads / d->kv_heads;
     const int64_t nq = hg * nr, nv = (nq + 7) / 8;   // real lanes, 8-lane vectors in use
     float *qt = scratch, *o = qt + QL * hd, *kv = o + QL * hd, *s = kv + CP * hd;
-    // Integer scores over a q8_0 cache: the queries rounded to int16 in dim pairs (qt16, in Qt's
-    // space) with their scales (qs); the chunk's K codes (kc16) and block scales (ks) in Kc's.
-    const int int_scores = d->format == CK_KV_Q8_0 && ph->scores_q8_0;
+    // Integer phases over a q8_0 cache. In Qt's space: the queries rounded to int16 in dim pairs
+    // (qt16) and, in its second half, the chunk's paired weights (wp: (hd/32) * (CP+1)/2 * QL
+    // int32, at most QL * hd int16 while CP <= 32); their scales qs. In Kc's: the chunk's K codes
+    // (kc16) and block scales (ks), then its paired V codes (vp), block scales (vs) and the
+    // weights' bounds (ws).
+    const int int_phases = d->format == CK_KV_Q8_0 && ph->scores_q8_0;
+    _Static_assert(CP <= 32, "the paired weights fill Qt's second half");
     int16_t *qt16 = (int16_t *)qt, *kc16 = (int16_t *)kv;
+    int32_t *wp = (int32_t *)(qt16 + QL * hd), *vp = (int32_t *)kv;
     float *ks = (float *)(kc16 + CP * hd), qs[QL];
+    float *vs = (float *)(vp + (CP + 1) / 2 * hd), *ws = vs + CP * (hd / 32);
     int32_t first[QL], last[QL];
     int64_t pmin = INT64_MAX, pmax = -1;
     // Lanes up to a multiple of 16 (the 16-lane tiles compute them too; nl below is what counts).
@@ -207,7 +236,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         if (f < pmin) pmin = f;
         if (l > pmax) pmax = l;
         const float *q = d->q + r * d->q_stride + h * hd;
-        if (int_scores) {
+        if (int_phases) {
             quantize_query(q, 1, hd, kc16, qs + i);   // kc16 is free until the first chunk
             for (int64_t dd = 0; dd < hd; dd++) qt16[dd / 2 * 2 * QL + 2 * i + dd % 2] = kc16[dd];
         } else {
@@ -235,7 +264,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         const int masked = p0 < all_from || p0 + cn - 1 > all_to;
 
         // Scores of the chunk's positions.
-        if (int_scores) {
+        if (int_phases) {
             decode_codes_q8_0(d, kbase, p0, cn, kc16, ks);
             pf = prefetch_plan(d, vbase, p0, cn);
             ph->scores_q8_0(kc16, ks, qt16, qs, s, cn, hd, nl, &pf);
@@ -281,10 +310,16 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         }
 
         // Weighted values.
-        decode_rows(d, vbase, p0, cn, kv);
         const int64_t next = npos - c0 - CP < CP ? npos - c0 - CP : CP;   // rows of the next chunk
-        pf = prefetch_plan(d, kbase, p0 + CP, next);
-        ph->values(kv, s, o, cn, hd, nl, &pf);
+        if (int_phases) {
+            decode_pairs_q8_0(d, vbase, p0, cn, vp, vs);
+            pf = prefetch_plan(d, kbase, p0 + CP, next);
+            ph->values_q8_0(vp, vs, s, wp, ws, o, cn, hd, nl, &pf);
+        } else {
+            decode_rows(d, vbase, p0, cn, kv);
+            pf = prefetch_plan(d, kbase, p0 + CP, next);
+            ph->values(kv, s, o, cn, hd, nl, &pf);
+        }
     }
     for (int64_t i = 0; i < nq; i++) {
         const int64_t r = r0 + i / hg, h = g * group + hg0 + i % hg;
@@ -334,9 +369,9 @@ int ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_k
     j.row_blocks = (d->rows + j.rows_per_unit - 1) / j.rows_per_unit;
     j.units = j.row_blocks * d->kv_heads * j.subgroups;
     j.unit = d->head_dim == 64 ? unit_hd64 : d->head_dim == 256 ? unit_hd256 : unit_any;
-    j.phases = (tile_phases){scores_avx2, values_avx2, NULL};
+    j.phases = (tile_phases){scores_avx2, values_avx2, NULL, NULL};
     if (d->head_dim % 16 == 0 && k->attention_scores)
-        j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0};
+        j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0, k->attention_values_q8_0};
     ck_parallel_units(run_unit, &j, j.units, nthreads);
     return 1;
 }

@@ -55,17 +55,30 @@ typedef void (*attention_values_fn)(const float *vc, const float *w, float *o, i
 typedef void (*attention_scores_q8_0_fn)(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
                                          int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 
+/// The weighted values of one chunk over a q8_0 cache in integer arithmetic: w[p][lane] (n
+/// positions) times each V block's scale vs[p][b] ([n][hd/32]) rounded to int16 into wp (pairs
+/// of positions, [hd/32][(n+1)/2][QL] int32) with the scales back in ws ([hd/32][QL]); then
+/// o[lane][dim] += ws[b][lane] * sum_pp wp[b][pp][lane] . vp[pp][dim] for the dims of block b,
+/// where each int32 of vp holds the int16 codes of positions 2pp (low half) and 2pp + 1 (high
+/// half) at one dim ([(n+1)/2][hd]). The pair sums are exact in int32 (n <= 32: below 2^28).
+typedef void (*attention_values_q8_0_fn)(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
+                                         int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+
 /// 16-lane versions (head_dim a multiple of 16), native and compiled against SIMDe, named by the
 /// AVX-512 paths' kernel tables (attention_scores / attention_values). Every output is the same
 /// sum in the same order as the AVX2 tiles', so the results are identical.
 void ck_attention_scores_avx512(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_avx512(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_scores_avx512_emu(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
-/// The integer scores on 16-lane vectors with AVX512-VNNI (vpdpwssd), native and emulated.
+/// The integer scores and values on 16-lane vectors with AVX512-VNNI (vpdpwssd), native and emulated.
 void ck_attention_scores_q8_0_avx512(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
                                      int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_scores_q8_0_avx512_emu(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
                                          int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_values_q8_0_avx512(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
+                                     int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_values_q8_0_avx512_emu(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
+                                         int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_avx512_emu(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 
 #endif

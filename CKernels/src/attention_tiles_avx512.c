@@ -3,9 +3,11 @@
 // lanes of a unit (QL = 48) are three vectors, so a score tile covers six positions x every lane
 // (18 accumulators; per d three loads and six broadcasts feed 18 FMAs) and a value tile six
 // lanes x 64 dims (24 accumulators; per position four loads and six broadcasts feed 24 FMAs).
-// The q8_0 integer scores (score_tile_q8_0) take four positions per tile: 12 int32 sums and 12
-// fp32 accumulators.
+// The q8_0 integer phases: a score tile (score_tile_q8_0) takes four positions (12 int32 sums and
+// 12 fp32 accumulators), a value tile (value_tile_q8_0) six lanes x 64 dims over position pairs
+// (24 int32 sums, scaled into O once per chunk). Their vpdpwssd go through ck_dpwssd.
 // attention_tiles_avx512_emu.c compiles this file again against SIMDe for CPUs without AVX-512.
+#include <math.h>
 #include "attention_tiles.h"
 
 #include "avx512_target.h"
@@ -57,7 +59,7 @@ T512 INLINE void score_tile_q8_0(const int16_t *kc, const float *ks, const int16
                 int32_t pair;
                 __builtin_memcpy(&pair, kc + j * hd + 32 * b + 2 * e, sizeof pair);
                 const __m512i kb = _mm512_set1_epi32(pair);
-                UNROLL for (int u = 0; u < NV; u++) t[j][u] = _mm512_dpwssd_epi32(t[j][u], kb, q[u]);
+                UNROLL for (int u = 0; u < NV; u++) t[j][u] = ck_dpwssd(t[j][u], kb, q[u]);
             }
         }
         UNROLL for (int j = 0; j < NP; j++) {
@@ -122,4 +124,98 @@ T512 void ck_attention_values_avx512(const float *vc, const float *w, float *o, 
         for (; c + 64 <= hd; c += 64) { value_tile(vc, w, o, cn, hd, i, c, 2, 4); prefetch_step(pf); }
         for (; c < hd; c += 16) { value_tile(vc, w, o, cn, hd, i, c, 2, 1); prefetch_step(pf); }
     }
+}
+
+/// O[lanes i .. i+NQ)[dims c .. c+16 NC) += ws * sum_pp wp[pp][lane] . vp[pp][dims]
+/// (attention_values_q8_0_fn): one vpdpwssd per (pair of positions, lane, 16 dims) into exact
+/// int32 sums, scaled into O once per chunk. NC = 4 covers blocks c/32 and c/32 + 1 (c a multiple
+/// of 64), NC = 1 block c/32.
+T512 INLINE void value_tile_q8_0(const int32_t *vp, const int32_t *wp, const float *ws, float *o, int64_t np, int64_t hd,
+                                 int64_t i, int64_t c, const int NQ, const int NC) {
+    const int64_t b0 = c / 32;
+    const int32_t *w0 = wp + b0 * np * QL + i, *w1 = wp + (b0 + 1) * np * QL + i;   // w1: NC = 4 only
+    __m512i acc[6][4];
+    UNROLL for (int a = 0; a < NQ; a++) UNROLL for (int u = 0; u < NC; u++) acc[a][u] = _mm512_setzero_si512();
+    for (int64_t pp = 0; pp < np; pp++) {
+        __m512i vv[4];
+        UNROLL for (int u = 0; u < NC; u++) vv[u] = _mm512_loadu_si512(vp + pp * hd + c + 16 * u);
+        UNROLL for (int a = 0; a < NQ; a++) {
+            const __m512i wa = _mm512_set1_epi32(w0[pp * QL + a]);
+            const __m512i wb = NC > 2 ? _mm512_set1_epi32(w1[pp * QL + a]) : wa;
+            UNROLL for (int u = 0; u < NC; u++) acc[a][u] = ck_dpwssd(acc[a][u], u < 2 ? wa : wb, vv[u]);
+        }
+    }
+    UNROLL for (int a = 0; a < NQ; a++)
+        UNROLL for (int u = 0; u < NC; u++) {
+            float *out = o + (i + a) * hd + c + 16 * u;
+            const __m512 sc = _mm512_set1_ps(ws[(b0 + u / 2) * QL + i + a]);
+            _mm512_storeu_ps(out, _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[a][u]), sc, _mm512_loadu_ps(out)));
+        }
+}
+
+/// Lanes six at a time, then two at a time (nl is a multiple of 8), each over the dims in
+/// chunks of 64 and then 16, as the fp32 values.
+T512 INLINE void values_q8_0_hd(const int32_t *vp, const int32_t *wp, const float *ws, float *o, int64_t np, const int64_t hd,
+                                int64_t nl, row_prefetch *pf) {
+    int64_t i = 0;
+    for (; i + 6 <= nl; i += 6) {
+        int64_t c = 0;
+        for (; c + 64 <= hd; c += 64) { value_tile_q8_0(vp, wp, ws, o, np, hd, i, c, 6, 4); prefetch_step(pf); }
+        for (; c < hd; c += 16) { value_tile_q8_0(vp, wp, ws, o, np, hd, i, c, 6, 1); prefetch_step(pf); }
+    }
+    for (; i < nl; i += 2) {
+        int64_t c = 0;
+        for (; c + 64 <= hd; c += 64) { value_tile_q8_0(vp, wp, ws, o, np, hd, i, c, 2, 4); prefetch_step(pf); }
+        for (; c < hd; c += 16) { value_tile_q8_0(vp, wp, ws, o, np, hd, i, c, 2, 1); prefetch_step(pf); }
+    }
+}
+
+/// The chunk's weights w[p][lane] (n positions) times each V block's scale vs[p][b], rounded to
+/// int16 and paired by position, wp[b][pp][lane], against the bound wmax[lane] * vsmax[b] (the
+/// lane's largest weight over the chunk times the block's largest scale), which ws[b][lane] =
+/// bound / 32767 scales back. A product of two maxima as the bound keeps the rounding at two
+/// multiplies per weight and block: (w * (1 / wmax)) * (vs[p][b] * 32767 / vsmax[b]). Both factors
+/// are at most 1 + 2^-23 and 32767 (1 + 2^-23), so no product rounds past 32767; vcvtps2dq rounds
+/// to nearest even. (A bound per lane and block, with its own pass over the products, took as
+/// long as the integer values saved.)
+T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_t nb, int64_t nl, int32_t *wp, float *ws) {
+    const int64_t np = (n + 1) / 2, nv = (nl + 15) / 16;   // nv <= 3 (QL = 48 lanes)
+    const __m512i low = _mm512_set1_epi32(0xFFFF);
+    __m512 wmax[3], inv[3];
+    for (int64_t v = 0; v < nv; v++) {
+        __m512 mx = _mm512_setzero_ps();
+        for (int64_t p = 0; p < n; p++) mx = _mm512_max_ps(_mm512_loadu_ps(w + p * QL + 16 * v), mx);   // weights >= 0
+        wmax[v] = mx;
+        inv[v] = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(mx, _mm512_setzero_ps(), _CMP_GT_OQ), _mm512_set1_ps(1.0f), mx);
+    }
+    float fs[nb];   // 32767 / vsmax[b] (0 for an all-zero block)
+    for (int64_t b = 0; b < nb; b++) {
+        float m = 0;
+        for (int64_t p = 0; p < n; p++) m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m;
+        fs[b] = m > 0 ? 32767.0f / m : 0.0f;
+        const __m512 back = _mm512_set1_ps(m / 32767.0f);
+        for (int64_t v = 0; v < nv; v++) _mm512_storeu_ps(ws + b * QL + 16 * v, _mm512_mul_ps(wmax[v], back));
+    }
+    for (int64_t pp = 0; pp < np; pp++) {
+        const int64_t p = 2 * pp, second = p + 1 < n;
+        for (int64_t v = 0; v < nv; v++) {
+            const __m512 w0 = _mm512_mul_ps(_mm512_loadu_ps(w + p * QL + 16 * v), inv[v]);
+            const __m512 w1 = second ? _mm512_mul_ps(_mm512_loadu_ps(w + (p + 1) * QL + 16 * v), inv[v]) : _mm512_setzero_ps();
+            for (int64_t b = 0; b < nb; b++) {
+                const __m512i x0 = _mm512_cvtps_epi32(_mm512_mul_ps(w0, _mm512_set1_ps(vs[p * nb + b] * fs[b])));
+                const __m512i x1 = _mm512_cvtps_epi32(_mm512_mul_ps(w1, _mm512_set1_ps(second ? vs[(p + 1) * nb + b] * fs[b] : 0.0f)));
+                _mm512_storeu_si512(wp + (b * np + pp) * QL + 16 * v, _mm512_or_si512(_mm512_and_si512(x0, low), _mm512_slli_epi32(x1, 16)));
+            }
+        }
+    }
+}
+
+T512 void ck_attention_values_q8_0_avx512(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
+                                          int64_t n, int64_t hd, int64_t nl, row_prefetch *pf) {
+    const int64_t np = (n + 1) / 2;
+    pair_weights(w, vs, n, hd / 32, nl, wp, ws);
+    prefetch_spread(pf, (nl / 6 + nl % 6 / 2) * (hd / 64 + hd % 64 / 16));
+    if (hd == 64) values_q8_0_hd(vp, wp, ws, o, np, 64, nl, pf);
+    else if (hd == 256) values_q8_0_hd(vp, wp, ws, o, np, 256, nl, pf);
+    else values_q8_0_hd(vp, wp, ws, o, np, hd, nl, pf);
 }

@@ -53,10 +53,10 @@ import Testing
     /// The blocked prefill kernel's FMA phases on every SIMD path (AVX-512's 16-lane tiles native
     /// and emulated) give the AVX2 phases' outputs bit for bit: each output is the same sum in the
     /// same order. Row counts that leave a unit with 8 or 40 query lanes (not a multiple of 16),
-    /// head dims with and without a 64-wide value tile. Over a q8_0 cache the AVX-512 paths' scores
-    /// are integer sums against an int16 query instead: those paths agree with each other bit for
-    /// bit (the emulated build is the reference that runs everywhere) and with fp64 within
-    /// attentionTolerance, and the SIMD rounding of the query is what the difference is made of.
+    /// head dims with and without a 64-wide value tile. Over a q8_0 cache the AVX-512 paths compute
+    /// in integers instead (an int16 query and int16 weights): those paths agree with each other
+    /// bit for bit (the emulated build is the reference that runs everywhere) and with fp64 within
+    /// attentionTolerance.
     @Test(arguments: [
         Case(heads: 9, kvHeads: 3, headDim: 64, rows: 37, start: 300, window: 0, format: CK_KV_F16, reversed: false),
         Case(heads: 4, kvHeads: 1, headDim: 256, rows: 22, start: 90, window: 40, format: CK_KV_Q8_0, reversed: false),

@@ -149,8 +149,8 @@ func storedCache(_ format: ck_kv_format, k kx: [Float], v vx: [Float], kvDim: In
 /// A decode row over a q8_0 cache goes through split-K's int16 path (attention_split_q8_0.h): it
 /// rounds the query to 15 bits of its largest element and each 64-row block's weights to 15 bits
 /// of their bound, about 1e-4 on these fixtures (SplitKAttentionTests compares that with the
-/// cache's own rounding). The blocked prefill's integer scores (the AVX-512 paths) round the query
-/// the same way. A score's error is a sum of head-dim many rounding errors, so it grows as the
+/// cache's own rounding). The blocked prefill's integer phases (the AVX-512 paths) round the query
+/// and each chunk's weights the same way. A score's error is a sum of head-dim many rounding errors, so it grows as the
 /// square root of the head dim: up to 5.4e-4 on a head dim 256 fixture (in decode the same
 /// rounding measures 1/150 to 1/350 of the cache's own). Every other kernel computes in fp32 from
 /// the decoded rows.
