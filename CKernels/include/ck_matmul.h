@@ -279,6 +279,9 @@ typedef struct {
     /// Its weighted values over a q8_0 cache in integer arithmetic, with the integer scores.
     void (*attention_values_q8_0)(const int32_t *, const float *, const float *, int32_t *, float *, float *, int64_t, int64_t,
                                   int64_t, struct ck_row_prefetch *);
+    /// The prefill attention's online softmax per chunk at this path's width (attention_tiles.h).
+    void (*attention_softmax)(float *, float *, int64_t, int64_t, int64_t, int64_t, int, const int32_t *, const int32_t *, float *,
+                              float *);
 } ck_path_kernels;
 
 /// The kernel table of path p (p must be a valid ck_kernel_path).

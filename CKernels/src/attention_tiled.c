@@ -18,7 +18,10 @@
 // The two FMA phases (scores, weighted values) run at the path's width (attention_tiles.h):
 // 16 lanes on the AVX-512 paths (attention_tiles_avx512.c; pp512 @ d4096 on an AVX-512 EPYC,
 // Zen 5, 2 threads, 3 interleaved rounds, median t/s: SmolLM2 429 -> 595, Gemma 3 1096 -> 1483),
-// 8 here otherwise; decoding rows and the softmax stay on 8 lanes.
+// 8 here otherwise; decoding rows stay on 8 lanes. The online softmax between the phases runs at
+// the path's width too (its e^x was ~half the unit's own samples at SmolLM2's head dim of 64;
+// 16 lanes, the same bits: pp512 @ d4096, fp16 cache, Zen 5, 2 threads, the builds alternating
+// over 4 rounds, median t/s: SmolLM2 727 -> 822, Gemma 3 1726 -> 1905).
 // Over a q8_0 cache the AVX-512 paths run both phases in integers (attention_tiles.h), as the
 // split-K decode does: the unit's query lanes rounded once to int16, the chunk's K codes only
 // sign-extended, one vpdpwssd per two dims where fp32 needs two FMAs and one FMA by the block
@@ -191,19 +194,61 @@ T256 static void values_avx2(const float *vc, const float *w, float *o, int64_t 
     else values8(vc, w, o, cn, hd, nl, pf);
 }
 
+/// All-ones in the lanes that do not see position p (p < first or p > last).
+T256 INLINE __m256 hidden(__m256i first, __m256i last, int64_t p) {
+    const __m256i pv = _mm256_set1_epi32((int32_t)p);
+    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_cmpgt_epi32(first, pv), _mm256_cmpgt_epi32(pv, last)));
+}
+
+/// The chunk's online softmax on 8-lane vectors (attention_softmax_fn): weights e^(s - running
+/// max), masked ones exactly 0; when a lane's maximum grows, its sum and output so far are scaled
+/// by e^(old - new) first. A lane that has seen no position yet keeps max -inf and sum and output 0.
+T256 static void softmax_avx2(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked, const int32_t *first,
+                              const int32_t *last, float *run_max, float *run_sum) {
+    float alpha[8];
+    for (int64_t v = 0; v < nl / 8; v++) {
+        const __m256i fv = _mm256_loadu_si256((const __m256i *)(first + 8 * v));
+        const __m256i lv = _mm256_loadu_si256((const __m256i *)(last + 8 * v));
+        const __m256 ninf = _mm256_set1_ps(-INFINITY);
+        __m256 mx = ninf;
+        for (int64_t p = 0; p < cn; p++) {
+            __m256 sp = _mm256_loadu_ps(s + p * QL + 8 * v);
+            if (masked) sp = _mm256_blendv_ps(sp, ninf, hidden(fv, lv, p0 + p));
+            mx = _mm256_max_ps(mx, sp);
+        }
+        const __m256 old_max = _mm256_loadu_ps(run_max + 8 * v), new_max = _mm256_max_ps(old_max, mx);
+        __m256 sum = _mm256_loadu_ps(run_sum + 8 * v);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(new_max, old_max, _CMP_GT_OQ))) {
+            // 1 where a finite max is unchanged; lanes still at -inf have sum and output 0 to scale.
+            const __m256 a = ck_exp_avx2(_mm256_sub_ps(old_max, new_max));
+            _mm256_storeu_ps(alpha, a);
+            sum = _mm256_mul_ps(sum, a);
+            for (int64_t i = 0; i < 8; i++) {
+                const __m256 ai = _mm256_set1_ps(alpha[i]);
+                float *oi = o + (8 * v + i) * hd;
+                for (int64_t dd = 0; dd < hd; dd += 8) _mm256_storeu_ps(oi + dd, _mm256_mul_ps(_mm256_loadu_ps(oi + dd), ai));
+            }
+            _mm256_storeu_ps(run_max + 8 * v, new_max);
+        }
+        for (int64_t p = 0; p < cn; p++) {
+            __m256 w = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), new_max));
+            if (masked) w = _mm256_andnot_ps(hidden(fv, lv, p0 + p), w);
+            _mm256_storeu_ps(s + p * QL + 8 * v, w);
+            sum = _mm256_add_ps(sum, w);
+        }
+        _mm256_storeu_ps(run_sum + 8 * v, sum);
+    }
+}
+
 /// A path's phases; scores_q8_0 and values_q8_0 NULL where the path has no integer ones.
 typedef struct {
     attention_scores_fn scores;
     attention_values_fn values;
     attention_scores_q8_0_fn scores_q8_0;
     attention_values_q8_0_fn values_q8_0;
+    attention_softmax_fn softmax;
 } tile_phases;
 
-/// All-ones in the lanes that do not see position p (p < first or p > last).
-T256 INLINE __m256 hidden(__m256i first, __m256i last, int64_t p) {
-    const __m256i pv = _mm256_set1_epi32((int32_t)p);
-    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_cmpgt_epi32(first, pv), _mm256_cmpgt_epi32(pv, last)));
-}
 
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1. HD: the
 /// head dim as a constant (0: read it from d), so the tiles' loops and row offsets are fixed.
@@ -252,7 +297,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         all_from = first[i] > all_from ? first[i] : all_from;
         all_to = last[i] < all_to ? last[i] : all_to;
     }
-    float run_max[QL], run_sum[QL], alpha[QL];
+    float run_max[QL], run_sum[QL];
     for (int64_t i = 0; i < nl; i++) { run_max[i] = -INFINITY; run_sum[i] = 0; }
     for (int64_t i = 0; i < nl * hd; i += 8) _mm256_storeu_ps(o + i, _mm256_setzero_ps());
 
@@ -274,40 +319,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
             ph->scores(kv, qt, s, cn, hd, nl, &pf);
         }
 
-        // Online softmax: weights e^(s - running max), masked ones exactly 0; when a lane's
-        // maximum grows, its sum and output so far are scaled by e^(old - new) first. A lane
-        // that has seen no position yet keeps max -inf and sum and output 0.
-        for (int64_t v = 0; v < nv; v++) {
-            const __m256i fv = _mm256_loadu_si256((const __m256i *)(first + 8 * v));
-            const __m256i lv = _mm256_loadu_si256((const __m256i *)(last + 8 * v));
-            const __m256 ninf = _mm256_set1_ps(-INFINITY);
-            __m256 mx = ninf;
-            for (int64_t p = 0; p < cn; p++) {
-                __m256 sp = _mm256_loadu_ps(s + p * QL + 8 * v);
-                if (masked) sp = _mm256_blendv_ps(sp, ninf, hidden(fv, lv, p0 + p));
-                mx = _mm256_max_ps(mx, sp);
-            }
-            const __m256 old_max = _mm256_loadu_ps(run_max + 8 * v), new_max = _mm256_max_ps(old_max, mx);
-            __m256 sum = _mm256_loadu_ps(run_sum + 8 * v);
-            if (_mm256_movemask_ps(_mm256_cmp_ps(new_max, old_max, _CMP_GT_OQ))) {
-                // 1 where a finite max is unchanged; lanes still at -inf have sum and output 0 to scale.
-                const __m256 a = ck_exp_avx2(_mm256_sub_ps(old_max, new_max));
-                _mm256_storeu_ps(alpha + 8 * v, a);
-                sum = _mm256_mul_ps(sum, a);
-                for (int64_t i = 8 * v; i < 8 * v + 8; i++) {
-                    const __m256 ai = _mm256_set1_ps(alpha[i]);
-                    for (int64_t dd = 0; dd < hd; dd += 8) _mm256_storeu_ps(o + i * hd + dd, _mm256_mul_ps(_mm256_loadu_ps(o + i * hd + dd), ai));
-                }
-                _mm256_storeu_ps(run_max + 8 * v, new_max);
-            }
-            for (int64_t p = 0; p < cn; p++) {
-                __m256 w = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p * QL + 8 * v), new_max));
-                if (masked) w = _mm256_andnot_ps(hidden(fv, lv, p0 + p), w);
-                _mm256_storeu_ps(s + p * QL + 8 * v, w);
-                sum = _mm256_add_ps(sum, w);
-            }
-            _mm256_storeu_ps(run_sum + 8 * v, sum);
-        }
+        ph->softmax(s, o, cn, hd, nl, p0, masked, first, last, run_max, run_sum);
 
         // Weighted values.
         const int64_t next = npos - c0 - CP < CP ? npos - c0 - CP : CP;   // rows of the next chunk
@@ -369,9 +381,10 @@ int ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_k
     j.row_blocks = (d->rows + j.rows_per_unit - 1) / j.rows_per_unit;
     j.units = j.row_blocks * d->kv_heads * j.subgroups;
     j.unit = d->head_dim == 64 ? unit_hd64 : d->head_dim == 256 ? unit_hd256 : unit_any;
-    j.phases = (tile_phases){scores_avx2, values_avx2, NULL, NULL};
+    j.phases = (tile_phases){scores_avx2, values_avx2, NULL, NULL, softmax_avx2};
     if (d->head_dim % 16 == 0 && k->attention_scores)
-        j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0, k->attention_values_q8_0};
+        j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0, k->attention_values_q8_0,
+                                 k->attention_softmax};
     ck_parallel_units(run_unit, &j, j.units, nthreads);
     return 1;
 }

@@ -64,6 +64,14 @@ typedef void (*attention_scores_q8_0_fn)(const int16_t *kc, const float *ks, con
 typedef void (*attention_values_q8_0_fn)(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
                                          int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
 
+/// The online softmax of one chunk, between the two phases: per lane below nl (a multiple of 8),
+/// the chunk's largest score among the positions the lane sees (p0 + p in [first, last]; all of
+/// them when !masked) raises run_max, and then the lane's sum and o row so far are scaled by
+/// e^(old - new); s becomes the weights e^(s - run_max) (exactly 0 where hidden), added to
+/// run_sum in position order. Every path's version gives the same bits (the same exp per lane).
+typedef void (*attention_softmax_fn)(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
+                                     const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
+
 /// 16-lane versions (head_dim a multiple of 16), native and compiled against SIMDe, named by the
 /// AVX-512 paths' kernel tables (attention_scores / attention_values). Every output is the same
 /// sum in the same order as the AVX2 tiles', so the results are identical.
@@ -79,6 +87,10 @@ void ck_attention_values_q8_0_avx512(const int32_t *vp, const float *vs, const f
                                      int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_q8_0_avx512_emu(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
                                          int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_softmax_avx512(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
+                                 const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
+void ck_attention_softmax_avx512_emu(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
+                                     const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
 void ck_attention_values_avx512_emu(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 
 #endif

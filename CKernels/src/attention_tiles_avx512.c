@@ -11,6 +11,7 @@
 #include "attention_tiles.h"
 
 #include "avx512_target.h"
+#include "avx512_exp.h"
 
 /// S[p][16v .. 16(v+NV)) for NP positions from kc; d ascending.
 T512 INLINE void score_tile(const float *kc, const float *qt, float *s, int64_t hd, const int NP, const int NV) {
@@ -218,4 +219,51 @@ T512 void ck_attention_values_q8_0_avx512(const int32_t *vp, const float *vs, co
     if (hd == 64) values_q8_0_hd(vp, wp, ws, o, np, 64, nl, pf);
     else if (hd == 256) values_q8_0_hd(vp, wp, ws, o, np, 256, nl, pf);
     else values_q8_0_hd(vp, wp, ws, o, np, hd, nl, pf);
+}
+
+/// softmax_avx2 (attention_tiled.c) on 16-lane vectors, lane for lane the same operations (exp16
+/// is ck_exp_avx2's steps), so the same bits: a lane whose max did not grow but shares a vector
+/// with one that did is scaled by e^0 = 1 exactly. Lanes from nl up (a last vector of 8) are
+/// neither read from run_max / run_sum nor written.
+T512 void ck_attention_softmax_avx512(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
+                                      const int32_t *first, const int32_t *last, float *run_max, float *run_sum) {
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    for (int64_t v = 0; v < (nl + 15) / 16; v++) {
+        const __mmask16 live = nl - 16 * v >= 16 ? 0xFFFF : (__mmask16)((1u << (nl - 16 * v)) - 1);
+        const __m512i fv = _mm512_loadu_si512(first + 16 * v), lv = _mm512_loadu_si512(last + 16 * v);
+        __m512 mx = ninf;
+        for (int64_t p = 0; p < cn; p++) {
+            __m512 sp = _mm512_loadu_ps(s + p * QL + 16 * v);
+            if (masked) {
+                const __m512i pv = _mm512_set1_epi32((int32_t)(p0 + p));
+                sp = _mm512_mask_mov_ps(sp, _mm512_cmpgt_epi32_mask(fv, pv) | _mm512_cmpgt_epi32_mask(pv, lv), ninf);
+            }
+            mx = _mm512_max_ps(mx, sp);
+        }
+        const __m512 old_max = _mm512_mask_mov_ps(ninf, live, _mm512_maskz_loadu_ps(live, run_max + 16 * v));
+        const __m512 new_max = _mm512_max_ps(old_max, mx);
+        __m512 sum = _mm512_maskz_loadu_ps(live, run_sum + 16 * v);
+        if (_mm512_cmp_ps_mask(new_max, old_max, _CMP_GT_OQ) & live) {
+            const __m512 a = exp16(_mm512_sub_ps(old_max, new_max));
+            float alpha[16];
+            _mm512_storeu_ps(alpha, a);
+            sum = _mm512_mul_ps(sum, a);
+            for (int64_t i = 16 * v; i < 16 * v + 16 && i < nl; i++) {
+                const __m512 ai = _mm512_set1_ps(alpha[i - 16 * v]);
+                float *oi = o + i * hd;
+                for (int64_t dd = 0; dd < hd; dd += 16) _mm512_storeu_ps(oi + dd, _mm512_mul_ps(_mm512_loadu_ps(oi + dd), ai));
+            }
+            _mm512_mask_storeu_ps(run_max + 16 * v, live, new_max);
+        }
+        for (int64_t p = 0; p < cn; p++) {
+            __m512 w = exp16(_mm512_sub_ps(_mm512_loadu_ps(s + p * QL + 16 * v), new_max));
+            if (masked) {
+                const __m512i pv = _mm512_set1_epi32((int32_t)(p0 + p));
+                w = _mm512_maskz_mov_ps(~(_mm512_cmpgt_epi32_mask(fv, pv) | _mm512_cmpgt_epi32_mask(pv, lv)), w);
+            }
+            _mm512_storeu_ps(s + p * QL + 16 * v, w);
+            sum = _mm512_add_ps(sum, w);
+        }
+        _mm512_mask_storeu_ps(run_sum + 16 * v, live, sum);
+    }
 }

@@ -5,4 +5,5 @@
 #define ck_attention_values_avx512 ck_attention_values_avx512_emu
 #define ck_attention_scores_q8_0_avx512 ck_attention_scores_q8_0_avx512_emu
 #define ck_attention_values_q8_0_avx512 ck_attention_values_q8_0_avx512_emu
+#define ck_attention_softmax_avx512 ck_attention_softmax_avx512_emu
 #include "attention_tiles_avx512.c"

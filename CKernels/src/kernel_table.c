@@ -95,13 +95,14 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define QUANT(Q8_32) {[CK_ACT_Q8_32] = Q8_32, [CK_ACT_Q8_0] = ck_quantize_act_avx2, \
                       [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}
 
-/// The 16-lane attention: prefill phases, split-K fp16 and q8_0 decode units, q8_0 prefill phases.
+/// The 16-lane attention: prefill phases, split-K fp16 and q8_0 decode units, q8_0 prefill phases,
+/// the prefill's softmax.
 #define ATTENTION_AVX512 ck_attention_scores_avx512, ck_attention_values_avx512, ck_attention_split_f16_avx512, \
                          ck_attention_split_q8_0_avx512, ck_attention_scores_q8_0_avx512, \
-                         ck_attention_values_q8_0_avx512
+                         ck_attention_values_q8_0_avx512, ck_attention_softmax_avx512
 #define ATTENTION_AVX512_EMU ck_attention_scores_avx512_emu, ck_attention_values_avx512_emu, ck_attention_split_f16_avx512_emu, \
                              ck_attention_split_q8_0_avx512_emu, ck_attention_scores_q8_0_avx512_emu, \
-                             ck_attention_values_q8_0_avx512_emu
+                             ck_attention_values_q8_0_avx512_emu, ck_attention_softmax_avx512_emu
 
 static const ck_path_kernels tables[CK_PATH_COUNT] = {
     [CK_PATH_REF] = {CK_PATH_REF, "ref",

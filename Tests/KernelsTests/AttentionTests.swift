@@ -64,6 +64,10 @@ import Testing
         Case(heads: 6, kvHeads: 2, headDim: 96, rows: 11, start: 50, window: 9, format: CK_KV_Q8_0, reversed: false),
         Case(heads: 4, kvHeads: 2, headDim: 80, rows: 10, start: 5, window: 0, format: CK_KV_F16, reversed: true),
         Case(heads: 8, kvHeads: 1, headDim: 48, rows: 7, start: 33, window: 0, format: CK_KV_MXFP8_E4M3, reversed: false),
+        // The softmax's masked chunks, lanes that see no position in a chunk, and a max that
+        // grows in some lanes of a 16-lane vector but not in others.
+        Case(heads: 4, kvHeads: 1, headDim: 64, rows: 48, start: 200, window: 5, format: CK_KV_F16, reversed: false),
+        Case(heads: 6, kvHeads: 2, headDim: 32, rows: 13, start: 0, window: 0, format: CK_KV_F16, reversed: true),
     ])
     func everyPathsTilesMatchAVX2(_ c: Case) {
         let f = Fixture(c, seeds: (41, 42, 43))
