@@ -249,7 +249,6 @@ typedef struct {
     attention_softmax_fn softmax;
 } tile_phases;
 
-
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1. HD: the
 /// head dim as a constant (0: read it from d), so the tiles' loops and row offsets are fixed.
 T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *scratch,
