@@ -79,18 +79,21 @@ T512 INLINE void scores_q8_0_nv(const int16_t *kc, const float *ks, const int16_
     for (; p < cn; p++) { score_tile_q8_0(kc + p * hd, ks + p * (hd / 32), qt, qs, s + p * QL, hd, 1, NV); prefetch_step(pf); }
 }
 
+/// scores_q8_0_nv with the vector count as a constant.
+T512 INLINE void scores_q8_0_hd(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s, int64_t cn,
+                                const int64_t hd, int64_t nv, row_prefetch *pf) {
+    if (nv == 3) scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 3);
+    else if (nv == 2) scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 2);
+    else scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 1);
+}
+
 T512 void ck_attention_scores_q8_0_avx512(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
                                           int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
     const int64_t nv = (nl + 15) / 16;
     prefetch_spread(pf, cn / 4 + cn % 4);
-    // The supported models' head dims as constants (SmolLM2 64, Gemma 3 256), as the fp32 tiles.
-    if (hd == 64) {
-        if (nv == 3) scores_q8_0_nv(kc, ks, qt, qs, s, cn, 64, pf, 3);
-        else if (nv == 2) scores_q8_0_nv(kc, ks, qt, qs, s, cn, 64, pf, 2);
-        else scores_q8_0_nv(kc, ks, qt, qs, s, cn, 64, pf, 1);
-    } else if (nv == 3) scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 3);
-    else if (nv == 2) scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 2);
-    else scores_q8_0_nv(kc, ks, qt, qs, s, cn, hd, pf, 1);
+    // SmolLM2's head dim as a constant, as the fp32 tiles have it.
+    if (hd == 64) scores_q8_0_hd(kc, ks, qt, qs, s, cn, 64, nv, pf);
+    else scores_q8_0_hd(kc, ks, qt, qs, s, cn, hd, nv, pf);
 }
 
 /// O[lanes i .. i+NQ)[dims c .. c+16 NC) += sum_p W[p][lane] * Vc[p][dims], p ascending.
@@ -221,6 +224,12 @@ T512 void ck_attention_values_q8_0_avx512(const int32_t *vp, const float *vs, co
     else values_q8_0_hd(vp, wp, ws, o, np, hd, nl, pf);
 }
 
+/// The lanes that do not see position p (p < first or p > last): attention_tiled.c's hidden().
+T512 INLINE __mmask16 hidden16(__m512i first, __m512i last, int64_t p) {
+    const __m512i pv = _mm512_set1_epi32((int32_t)p);
+    return _mm512_cmpgt_epi32_mask(first, pv) | _mm512_cmpgt_epi32_mask(pv, last);
+}
+
 /// softmax_avx2 (attention_tiled.c) on 16-lane vectors, lane for lane the same operations (exp16
 /// is ck_exp_avx2's steps), so the same bits: a lane whose max did not grow but shares a vector
 /// with one that did is scaled by e^0 = 1 exactly. Lanes from nl up (a last vector of 8) are
@@ -234,10 +243,7 @@ T512 void ck_attention_softmax_avx512(float *s, float *o, int64_t cn, int64_t hd
         __m512 mx = ninf;
         for (int64_t p = 0; p < cn; p++) {
             __m512 sp = _mm512_loadu_ps(s + p * QL + 16 * v);
-            if (masked) {
-                const __m512i pv = _mm512_set1_epi32((int32_t)(p0 + p));
-                sp = _mm512_mask_mov_ps(sp, _mm512_cmpgt_epi32_mask(fv, pv) | _mm512_cmpgt_epi32_mask(pv, lv), ninf);
-            }
+            if (masked) sp = _mm512_mask_mov_ps(sp, hidden16(fv, lv, p0 + p), ninf);
             mx = _mm512_max_ps(mx, sp);
         }
         const __m512 old_max = _mm512_mask_mov_ps(ninf, live, _mm512_maskz_loadu_ps(live, run_max + 16 * v));
@@ -257,10 +263,7 @@ T512 void ck_attention_softmax_avx512(float *s, float *o, int64_t cn, int64_t hd
         }
         for (int64_t p = 0; p < cn; p++) {
             __m512 w = exp16(_mm512_sub_ps(_mm512_loadu_ps(s + p * QL + 16 * v), new_max));
-            if (masked) {
-                const __m512i pv = _mm512_set1_epi32((int32_t)(p0 + p));
-                w = _mm512_maskz_mov_ps(~(_mm512_cmpgt_epi32_mask(fv, pv) | _mm512_cmpgt_epi32_mask(pv, lv)), w);
-            }
+            if (masked) w = _mm512_maskz_mov_ps(~hidden16(fv, lv, p0 + p), w);
             _mm512_storeu_ps(s + p * QL + 16 * v, w);
             sum = _mm512_add_ps(sum, w);
         }

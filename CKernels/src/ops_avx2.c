@@ -9,6 +9,7 @@
 #include <math.h>
 #include "ck_ops.h"
 #include "avx2_exp.h"
+#include "avx2_reduce.h"
 #include "ck_convert.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
@@ -97,10 +98,7 @@ T256 void ck_kv_quantize_row_q8_0_avx2(const float *x, ck_block_q8_0 *y, int64_t
             v[c] = _mm256_loadu_ps(x + 8 * c);
             mx = _mm256_max_ps(_mm256_andnot_ps(sign_bit, v[c]), mx);
         }
-        __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
-        m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-        m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
-        const float amax = _mm_cvtss_f32(m4), d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+        const float amax = ck_hmax256(mx), d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
         y[b].d = ck_fp32_to_fp16(d);
         const __m256 idv = _mm256_set1_ps(id);
         __m256i q[4];
