@@ -4,6 +4,7 @@
 // No target carries `unsafeFlags`, so other packages can depend on Quanta by version. ISA-specific
 // C code uses per-function `target` attributes with runtime dispatch instead of `-mavx512f`, and
 // threads come from libomp's C entry points instead of `-fopenmp`.
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -33,6 +34,11 @@ let package = Package(
             ]
         ),
 
+        // MARK: - Macros
+        // The compiler runs this as a plugin process (JSON over stdin/stdout); it reads the
+        // declarations' source text itself, so it needs no swift-syntax.
+        .macro(name: "QuantaMacros", path: "Sources/QuantaMacros"),
+
         // MARK: - Libraries
         .target(name: "GGUF", path: "Sources/GGUF"),
         .target(name: "Engine", dependencies: ["CKernels", "GGUF"], path: "Sources/Engine"),
@@ -43,7 +49,7 @@ let package = Package(
         .target(name: "Architectures", dependencies: ["Engine", "GGUF"], path: "Sources/Architectures"),
         .target(
             name: "Quanta",
-            dependencies: ["Architectures", "Engine", "GGUF", "Tokenizers", "Templates", "Sampling", "Grammar"],
+            dependencies: ["Architectures", "Engine", "GGUF", "Tokenizers", "Templates", "Sampling", "Grammar", "QuantaMacros"],
             path: "Sources/Quanta"
         ),
 
@@ -98,11 +104,14 @@ let package = Package(
         .testTarget(
             name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "Templates", "GGUF", "Grammar"],
             path: "Tests/QuantaTests",
-            // jinja2 reference renderings, read from the source tree via #filePath.
-            exclude: ["Tools/Fixtures"]
+            // jinja2 reference renderings and schemas of hand-written conformances, read from the
+            // source tree via #filePath.
+            exclude: ["Tools/Fixtures", "Guided/MacroSchemaFixtures"]
         ),
         .testTarget(name: "CLITests", dependencies: ["GGUF"], path: "Tests/CLITests"),
+        // Drives the macro plugin executable through the compiler's protocol (golden expansions, fuzz).
+        .testTarget(name: "QuantaMacrosTests", dependencies: ["QuantaMacros"], path: "Tests/QuantaMacrosTests", exclude: ["Golden"]),
         // An FM27 app file that must compile unchanged but for its import.
-        .testTarget(name: "FM27CompatTests", dependencies: ["Quanta"], path: "Tests/FM27CompatTests"),
+        .testTarget(name: "FM27CompatTests", dependencies: ["Quanta"], path: "Tests/FM27CompatTests", exclude: ["SchemaFixtures"]),
     ]
 )

@@ -1,78 +1,29 @@
 // A Foundation Models 27 app file, written as Apple's documentation and WWDC26 sessions write
-// one. The only change from the Apple-platform original is the import below (and, since Quanta
-// cannot ship the `@Generable` / `@Guide` macros — see README — the members those macros would
-// generate, written out by hand). If any FM27 spelling Quanta mirrors changes, this target stops
-// compiling.
+// one. The only change from the Apple-platform original is the import below. If any FM27
+// spelling Quanta mirrors changes, this target stops compiling.
 import Foundation
 import Observation
 import Quanta  // was: import FoundationModels
 
 // MARK: - Generable types
 
-enum Pace: String, Generable, CaseIterable {
+@Generable(description: "How full the day is")
+enum Pace: String, CaseIterable {
     case relaxed, balanced, packed
-
-    static var generationSchema: GenerationSchema {
-        GenerationSchema(type: Pace.self, description: "How full the day is", anyOf: allCases.map(\.rawValue))
-    }
-    init(_ content: GeneratedContent) throws {
-        guard let pace = Pace(rawValue: try content.value(String.self)) else {
-            throw GeneratedContent.ParsingError(rawContent: content.jsonString, debugDescription: "unknown pace")
-        }
-        self = pace
-    }
-    var generatedContent: GeneratedContent { GeneratedContent(rawValue) }
 }
 
-struct Activity: Generable {
-    var name: String
-    var hour: Int
-
-    static var generationSchema: GenerationSchema {
-        GenerationSchema(type: Activity.self, properties: [
-            .init(name: "name", description: "What to do", type: String.self),
-            .init(name: "hour", description: "Start hour, 24h clock", type: Int.self, guides: [.range(6...23)]),
-        ])
-    }
-    init(_ content: GeneratedContent) throws {
-        name = try content.value(forProperty: "name")
-        hour = try content.value(forProperty: "hour")
-    }
-    var generatedContent: GeneratedContent { GeneratedContent(properties: ["name": name, "hour": hour]) }
+@Generable
+struct Activity {
+    @Guide(description: "What to do") var name: String
+    @Guide(description: "Start hour, 24h clock", .range(6...23)) var hour: Int
 }
 
-struct Itinerary: Generable {
-    var city: String
+@Generable(description: "A day plan")
+struct Itinerary {
+    @Guide(/[A-Z][a-z]+/) var city: String
     var pace: Pace
-    var budget: Double
-    var activities: [Activity]
-
-    static var generationSchema: GenerationSchema {
-        GenerationSchema(type: Itinerary.self, description: "A day plan", properties: [
-            .init(name: "city", type: String.self, guides: [try! Regex("[A-Z][a-z]+")]),
-            .init(name: "pace", type: Pace.self),
-            .init(name: "budget", type: Double.self, guides: [.range(0...500)]),
-            .init(name: "activities", type: [Activity].self, guides: [.count(1...4)]),
-        ])
-    }
-    init(_ content: GeneratedContent) throws {
-        city = try content.value(forProperty: "city")
-        pace = try content.value(forProperty: "pace")
-        budget = try content.value(forProperty: "budget")
-        activities = try content.value(forProperty: "activities")
-    }
-    var generatedContent: GeneratedContent {
-        GeneratedContent(properties: ["city": city, "pace": pace, "budget": budget, "activities": activities])
-    }
-
-    struct PartiallyGenerated: ConvertibleFromGeneratedContent {
-        var city: String?
-        var activities: [Activity.PartiallyGenerated]?
-        init(_ content: GeneratedContent) throws {
-            city = try content.value(String?.self, forProperty: "city")
-            activities = try? content.value([Activity.PartiallyGenerated]?.self, forProperty: "activities")
-        }
-    }
+    @Guide(.range(0...500)) var budget: Double
+    @Guide(.count(1...4)) var activities: [Activity]
 }
 
 // MARK: - A tool
@@ -81,13 +32,9 @@ struct FindMuseums: Tool {
     let name = "findMuseums"
     let description = "Finds museums in a city"
 
-    struct Arguments: Generable {
+    @Generable
+    struct Arguments {
         var city: String
-        static var generationSchema: GenerationSchema {
-            GenerationSchema(type: Arguments.self, properties: [.init(name: "city", type: String.self)])
-        }
-        init(_ content: GeneratedContent) throws { city = try content.value(forProperty: "city") }
-        var generatedContent: GeneratedContent { GeneratedContent(properties: ["city": city]) }
     }
 
     func call(arguments: Arguments) async throws -> String {
@@ -248,20 +195,9 @@ struct CannedModel: LanguageModel {
 
 // MARK: - A dynamic profile (FM27)
 
-// With FoundationModels these are one line each (`@SessionPropertyEntry var tripCity: String?`);
-// Quanta cannot ship that macro, so the key and the accessor are written out.
-struct TripCityKey: SessionPropertyKey { static let defaultValue: String? = nil }
-struct PlanningKey: SessionPropertyKey { static let defaultValue = false }
-
 extension SessionPropertyValues {
-    var tripCity: String? {
-        get { self[TripCityKey.self] }
-        set { self[TripCityKey.self] = newValue }
-    }
-    var isPlanning: Bool {
-        get { self[PlanningKey.self] }
-        set { self[PlanningKey.self] = newValue }
-    }
+    @SessionPropertyEntry var tripCity: String? = nil
+    @SessionPropertyEntry var isPlanning: Bool = false
 }
 
 struct TravelContext: DynamicInstructions {

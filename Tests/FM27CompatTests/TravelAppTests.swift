@@ -67,3 +67,22 @@ import Quanta
         #expect(String(decoding: data, as: UTF8.self).contains("Short."))
     }
 }
+
+struct TravelAppSchemaTests {
+    /// The app's `@Generable` types have the schemas their hand-written conformances had
+    /// (recorded in SchemaFixtures before the app used the macros).
+    @Test func schemasEqualTheHandWrittenOnes() throws {
+        let types: [(String, any Generable.Type)] = [
+            ("Pace", Pace.self), ("Activity", Activity.self), ("Itinerary", Itinerary.self), ("FindMuseumsArguments", FindMuseums.Arguments.self),
+        ]
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("SchemaFixtures")
+        for (name, type) in types {
+            let recorded = try String(contentsOf: fixtures.appendingPathComponent("\(name).json"), encoding: .utf8)
+            let written = try JSONDecoder().decode(GenerationSchema.self, from: Data(recorded.utf8))
+            // Compared through the public Codable form: decode the fixture, encode both alike.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            #expect(try encoder.encode(type.generationSchema) == encoder.encode(written), "\(name)")
+        }
+    }
+}

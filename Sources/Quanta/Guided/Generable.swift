@@ -1,11 +1,10 @@
 /// A type guided generation can produce: it has a schema the decoder is constrained to, converts
 /// from and to generated content, and has a partially generated form for streaming.
 ///
-/// Apple's `@Generable` macro writes these conformances; in Quanta they are written by hand (see
-/// the `Recipe` example in the tests): a `generationSchema` listing the properties with their
-/// guides, `init(_:)` reading each property with `value(_:forProperty:)`, `generatedContent`
-/// building `GeneratedContent(properties:)`, and a `PartiallyGenerated` type whose properties
-/// are optional.
+/// The `@Generable` macro writes the conformance: a `generationSchema` listing the properties
+/// with their guides, `init(_:)` reading each property with `value(_:forProperty:)`,
+/// `generatedContent` building `GeneratedContent(properties:)`, and a `PartiallyGenerated` type
+/// whose properties are optional. A conformance may also be written by hand with those members.
 public protocol Generable: ConvertibleFromGeneratedContent, ConvertibleToGeneratedContent {
     /// The form of the value while it is still being generated; by default the type itself.
     associatedtype PartiallyGenerated: ConvertibleFromGeneratedContent = Self

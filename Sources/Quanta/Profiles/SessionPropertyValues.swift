@@ -6,16 +6,11 @@ import Synchronization
 
 /// A key for a value stored in `SessionPropertyValues`, with the value a session starts with.
 ///
-/// FM27 declares entries with the `@SessionPropertyEntry` macro, which Quanta cannot ship (see
-/// README); write the key and the computed property by hand instead:
+/// The `@SessionPropertyEntry` macro declares the key and the property together:
 ///
 /// ```swift
-/// struct ExpertModeKey: SessionPropertyKey { static let defaultValue = false }
 /// extension SessionPropertyValues {
-///     var isExpertMode: Bool {
-///         get { self[ExpertModeKey.self] }
-///         set { self[ExpertModeKey.self] = newValue }
-///     }
+///     @SessionPropertyEntry var isExpertMode: Bool = false
 /// }
 /// ```
 public protocol SessionPropertyKey: SendableMetatype {

@@ -3,18 +3,9 @@ import Testing
 
 @Suite struct PromptBuilderTests {
     /// A small Generable value: prompts show it as its JSON.
-    private struct Point: Generable {
+    @Generable fileprivate struct Point {
         var x: Int
         var y: Int
-        static var generationSchema: GenerationSchema {
-            GenerationSchema(type: Point.self, properties: [.init(name: "x", type: Int.self), .init(name: "y", type: Int.self)])
-        }
-        init(x: Int, y: Int) { self.x = x; self.y = y }
-        init(_ content: GeneratedContent) throws {
-            x = try content.value(forProperty: "x")
-            y = try content.value(forProperty: "y")
-        }
-        var generatedContent: GeneratedContent { GeneratedContent(properties: ["x": x, "y": y]) }
     }
 
     @Test func stringAndInitializers() {

@@ -11,13 +11,8 @@ struct WeatherTool: Tool {
     let name = "getWeather"
     let description = "Gets the current weather in a city."
 
-    struct Arguments: Generable {
-        var city: String
-        static var generationSchema: GenerationSchema {
-            GenerationSchema(type: Arguments.self, properties: [.init(name: "city", description: "The city", type: String.self)])
-        }
-        init(_ content: GeneratedContent) throws { city = try content.value(forProperty: "city") }
-        var generatedContent: GeneratedContent { GeneratedContent(properties: ["city": city]) }
+    @Generable struct Arguments {
+        @Guide(description: "The city") var city: String
     }
 
     func call(arguments: Arguments) async throws -> String {

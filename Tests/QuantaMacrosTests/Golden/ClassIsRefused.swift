@@ -1,0 +1,4 @@
+@Generable
+final class Box {
+    var size: Int = 0
+}

@@ -1,0 +1,5 @@
+@Generable(representNilExplicitlyInGeneratedContent: true)
+struct Contact {
+    var name: String
+    var email: Optional<String>
+}

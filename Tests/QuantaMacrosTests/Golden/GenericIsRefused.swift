@@ -1,0 +1,4 @@
+@Generable
+struct Pair<T> {
+    var first: T
+}

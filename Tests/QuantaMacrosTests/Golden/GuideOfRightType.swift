@@ -1,0 +1,2 @@
+@Guide(description: "Tags", .count(2), .element(.anyOf(["red", "green"])))
+var tags: [String]

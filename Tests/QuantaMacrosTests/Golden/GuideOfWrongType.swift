@@ -1,0 +1,2 @@
+@Guide(description: "A name", .range(1...3))
+var name: String

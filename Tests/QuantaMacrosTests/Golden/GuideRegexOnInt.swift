@@ -1,0 +1,2 @@
+@Guide(/[0-9]+/)
+var count: Int?

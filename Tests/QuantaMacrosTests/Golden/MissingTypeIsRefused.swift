@@ -1,0 +1,4 @@
+@Generable
+struct Counter {
+    var count = 0
+}

@@ -1,0 +1,4 @@
+@Generable(name: "Person", description: "Someone")
+struct Renamed {
+    var age: Int
+}

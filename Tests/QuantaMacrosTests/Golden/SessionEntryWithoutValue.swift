@@ -1,0 +1,2 @@
+@SessionPropertyEntry
+var limit: Int

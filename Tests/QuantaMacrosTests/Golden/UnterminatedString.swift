@@ -1,0 +1,4 @@
+@Generable
+struct Broken {
+    @Guide(description: "never closed) var name: String
+}
