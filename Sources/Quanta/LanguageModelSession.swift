@@ -63,6 +63,34 @@ public final class LanguageModelSession: Sendable {
         for tool in tools { bindSessionProperties(of: tool, to: properties) }
     }
 
+    // The FM26 set, on the system model unless another `SystemLanguageModel` is given (so
+    // `LanguageModelSession()` and `LanguageModelSession(instructions:)` compile). Each calls the
+    // designated initialiser: `self.init(model: model, ...)` would pick itself again.
+
+    /// A session on the system model with instructions given as text.
+    @_disfavoredOverload
+    public convenience init(model: SystemLanguageModel = .default, tools: [any Tool] = [], instructions: String? = nil) {
+        self.init(model: ModelChoice(model), tools: tools, transcript: Self.opening(instructions, tools), historyTransform: nil, profile: nil)
+    }
+
+    /// A session on the system model with instructions written with `@InstructionsBuilder`.
+    public convenience init(model: SystemLanguageModel = .default, tools: [any Tool] = [],
+                            @InstructionsBuilder instructions: () throws -> Instructions) rethrows {
+        self.init(model: ModelChoice(model), tools: tools, transcript: Self.opening(try instructions().text, tools),
+                  historyTransform: nil, profile: nil)
+    }
+
+    /// A session on the system model with instructions (a system message) and tools.
+    public convenience init(model: SystemLanguageModel = .default, tools: [any Tool] = [], instructions: Instructions? = nil) {
+        self.init(model: ModelChoice(model), tools: tools, transcript: Self.opening(instructions?.text, tools),
+                  historyTransform: nil, profile: nil)
+    }
+
+    /// A session on the system model that continues `transcript`.
+    public convenience init(model: SystemLanguageModel = .default, tools: [any Tool] = [], transcript: Transcript) {
+        self.init(model: ModelChoice(model), tools: tools, transcript: transcript, historyTransform: nil, profile: nil)
+    }
+
     /// A session that continues `transcript`.
     public convenience init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript) {
         self.init(model: ModelChoice(model), tools: tools, transcript: transcript, historyTransform: nil, profile: nil)

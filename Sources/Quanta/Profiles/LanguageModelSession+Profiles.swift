@@ -8,16 +8,16 @@ extension LanguageModelSession {
     /// request. `history` is the conversation so far (a leading instructions entry in it is
     /// replaced by the profile's).
     ///
-    /// Quanta has no system model, so the profile must name one with `.model(_:)`; a request
-    /// without one throws `NoModelError`.
+    /// The profile must name a model with `.model(_:)` (it does not fall back to
+    /// `SystemLanguageModel.default`); a request without one throws `NoModelError`.
     public convenience init(profile: sending some DynamicProfile, history: some Collection<Transcript.Entry> = []) {
         self.init(model: nil, tools: [], transcript: Transcript(entries: history), historyTransform: nil,
                   profile: ProfileResolver(profile))
     }
 
-    /// A session on `model` whose instructions and tools come from `dynamicInstructions`,
-    /// re-evaluated at the start of every request.
-    public convenience init(model: some LanguageModel, dynamicInstructions: sending some DynamicInstructions,
+    /// A session on `model` (the system model by default) whose instructions and tools come
+    /// from `dynamicInstructions`, re-evaluated at the start of every request.
+    public convenience init(model: some LanguageModel = SystemLanguageModel.default, dynamicInstructions: sending some DynamicInstructions,
                             history: some Collection<Transcript.Entry> = []) {
         let profile = Profile { AnyDynamicInstructions(dynamicInstructions) }
         self.init(model: ModelChoice(model), tools: [], transcript: Transcript(entries: history), historyTransform: nil,
