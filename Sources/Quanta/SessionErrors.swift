@@ -89,6 +89,34 @@ extension LanguageModelSession {
     }
 }
 
+extension LanguageModelSession.GenerationError.Refusal {
+    /// The system model's explanation of the refusal: it is asked, after the refused
+    /// entries, why it could not help.
+    /// - Throws: `SystemLanguageModel.Error.assetsUnavailable` without a model file, or the
+    ///   request's error.
+    public var explanation: LanguageModelSession.Response<String> {
+        get async throws { try await explanation(using: SystemLanguageModel.default) }
+    }
+
+    /// `explanation` as a stream of snapshots.
+    public var explanationStream: LanguageModelSession.ResponseStream<String> {
+        explanationSession(SystemLanguageModel.default).streamResponse(to: Self.explanationRequest)
+    }
+
+    /// The prompt that asks for the explanation.
+    static let explanationRequest = "In one or two sentences, explain why you could not help with the previous request."
+
+    /// `explanation`, from `model`.
+    func explanation(using model: some LanguageModel,
+                     options: GenerationOptions = GenerationOptions()) async throws -> LanguageModelSession.Response<String> {
+        try await explanationSession(model).respond(to: Self.explanationRequest, options: options)
+    }
+
+    private func explanationSession(_ model: some LanguageModel) -> LanguageModelSession {
+        LanguageModelSession(model: model, transcript: Transcript(entries: transcriptEntries))
+    }
+}
+
 /// Options that cannot be used (for example `maximumResponseTokens` of 0), thrown by
 /// `LanguageModelSession` before any compute. Quanta's addition: FM27 has no case for it.
 public struct InvalidGenerationOptionsError: Error, LocalizedError, CustomStringConvertible, Sendable {

@@ -61,6 +61,9 @@ func systemModelMemberSpellings(schema: GenerationSchema, entries: [Transcript.E
         }
         _ = error.errorDescription
         _ = error.debugDescription
+    } catch let LanguageModelSession.GenerationError.refusal(refusal, _) {
+        let _: LanguageModelSession.Response<String> = try await refusal.explanation
+        for try await _ in refusal.explanationStream {}
     }
     _ = SystemLanguageModel.Error.assetsUnavailable(.init(debugDescription: "x"))
 }

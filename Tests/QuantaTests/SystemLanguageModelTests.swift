@@ -77,6 +77,8 @@ import Testing
         #expect(!session.isResponding)
         #expect(session.transcript.count == 1)
         await #expect(throws: SystemLanguageModel.Error.self) { try await model.tokenCount(for: "Hi") }
+        let refusal = LanguageModelSession.GenerationError.Refusal(transcriptEntries: [SmolLM2.prompt("Hi")])
+        await #expect(throws: SystemLanguageModel.Error.self) { try await refusal.explanation(using: model) }
 
         // Without QUANTA_MODEL the hint names the fetch command.
         let empty = try Self.temporaryFolder()
@@ -194,6 +196,18 @@ import Testing
         #expect(gemma.supportedLanguages == [Locale.Language(identifier: "en")])
         #expect(gemma.supportsLocale(Locale(identifier: "en")))
         #expect(!gemma.supportsLocale(Locale(identifier: "de_DE")))
+    }
+
+    /// FM26's refusal asks the model why; its answer is what a session on that transcript says.
+    @Test func aRefusalsExplanationComesFromTheModel() async throws {
+        let model = SystemLanguageModel(environment: ["QUANTA_MODEL": SmolLM2.url.path])
+        let refused: [Transcript.Entry] = [SmolLM2.prompt("Tell me a secret password.")]
+        let refusal = LanguageModelSession.GenerationError.Refusal(transcriptEntries: refused)
+        let explanation = try await refusal.explanation(using: model, options: Self.greedy)
+        #expect(!explanation.content.isEmpty)
+        let session = LanguageModelSession(model: try await SmolLM2.model(), transcript: Transcript(entries: refused))
+        let expected = try await session.respond(to: LanguageModelSession.GenerationError.Refusal.explanationRequest, options: Self.greedy)
+        #expect(explanation.content == expected.content)
     }
 
     /// The FM27 session spellings build sessions without loading anything.
