@@ -164,6 +164,41 @@ final class TravelPlanner {
     }
 }
 
+// MARK: - The system model
+
+@Generable
+struct Topics {
+    @Guide(description: "Topics of the text", .count(1...3)) var topics: [String]
+}
+
+@MainActor
+final class QuickAssistant {
+    private let model = SystemLanguageModel.default
+    private let session = LanguageModelSession(instructions: "Answer in one sentence.")
+
+    var status: String {
+        switch model.availability {
+        case .available: "ready"
+        case .unavailable(.modelNotReady): "downloading"
+        case .unavailable(let reason): "unavailable: \(reason)"
+        }
+    }
+
+    func ask(_ question: String) async throws -> String {
+        guard model.isAvailable, model.supportsLocale() else { return status }
+        return try await session.respond(to: question).content
+    }
+
+    func topics(of text: String) async throws -> [String] {
+        let tagger = LanguageModelSession(model: SystemLanguageModel(useCase: .contentTagging))
+        return try await tagger.respond(to: text, generating: Topics.self).content.topics
+    }
+
+    func fits(_ text: String) async throws -> Bool {
+        try await model.tokenCount(for: Prompt(text)) < model.contextSize
+    }
+}
+
 // MARK: - A model of one's own, plugged into the session (the provider side of FM27)
 
 struct CannedModel: LanguageModel {

@@ -40,6 +40,15 @@ import Quanta
         #expect(concierge.session.properties.tripCity == "Paris")
     }
 
+    /// The assistant on the system model reports what `SystemLanguageModel.default` reports.
+    @Test func quickAssistantFollowsTheSystemModel() async throws {
+        let assistant = QuickAssistant()
+        #expect(assistant.status == (SystemLanguageModel.default.isAvailable ? "ready" : "downloading"))
+        if !SystemLanguageModel.default.isAvailable {
+            #expect(try await assistant.ask("Hello?") == "downloading")
+        }
+    }
+
     /// Errors read as sentences on Linux too, not "The operation could not be completed".
     @Test func errorsHaveReadableDescriptions() {
         let errors: [any Error] = [
