@@ -104,7 +104,9 @@ public enum LanguageModelError: Error, LocalizedError, CustomDebugStringConverti
         /// The model's explanation as a stream (one snapshot).
         public var explanationStream: LanguageModelSession.ResponseStream<String> {
             LanguageModelSession.ResponseStream(single: .init(content: explanationText, rawContent: explanationText.generatedContent,
-                                                              transcriptEntries: [][...], usage: .zero))
+                                                              transcriptEntries: [][...], usage: .zero),
+                                                response: .init(content: explanationText, rawContent: explanationText.generatedContent,
+                                                                transcriptEntries: [][...], usage: .zero))
         }
     }
 

@@ -10,21 +10,23 @@ extension LanguageModelSession {
     }
 
     /// Checks and starts the request now; its snapshots arrive through the returned stream, whose
-    /// iteration throws the request's errors. Ending the iteration early, or cancelling the
-    /// consuming task, cancels the request and frees the session at once (the executor's
-    /// winding-down is awaited by the next request, not by the caller).
+    /// iteration throws the request's errors. When the stream's last consumer leaves early (its
+    /// loop ends, or its task is cancelled) or the stream is dropped, the request is cancelled
+    /// and the session freed at once (the executor's winding-down is awaited by the next
+    /// request, not by the caller).
     func streamCore<Content>(_ p: RequestParameters<Content>) -> ResponseStream<Content> {
         typealias Snapshot = ResponseStream<Content>.Snapshot
         let (stream, continuation) = AsyncThrowingStream<Transfer<Snapshot>, any Swift.Error>.makeStream()
-        let finished = Finished()
+        let control = StreamControl()
         let started: (base: Transcript, request: Int, edits: Int)
         let (p, profile) = applyingProfile(p)
         do {
             try validate(p, profile)
             started = try begin()
         } catch {
+            control.finish(.failure(error))
             continuation.finish(throwing: error)
-            return ResponseStream(stream, finished: finished)
+            return ResponseStream(stream, control: control)
         }
         let job = Transfer((p, profile))
         let task = Task {
@@ -37,18 +39,22 @@ extension LanguageModelSession {
                     continuation.yield(Transfer(Snapshot(content: last.0, rawContent: response.rawContent,
                                                          transcriptEntries: response.transcriptEntries, usage: response.usage)))
                 }
-                finished.mark(response)
+                control.finish(.success(response))
                 continuation.finish()
             } catch {
+                control.finish(.failure(error))
                 continuation.finish(throwing: error)
             }
         }
-        continuation.onTermination = { [weak self] termination in
-            guard case .cancelled = termination else { return }
+        control.onCancel { [weak self] in
             task.cancel()
             self?.setResponding(false, ifRequest: started.request)
         }
-        return ResponseStream(stream, finished: finished)
+        continuation.onTermination = { termination in
+            guard case .cancelled = termination else { return }
+            control.cancel()
+        }
+        return ResponseStream(stream, control: control)
     }
 
     /// The request's profile, and the request with the profile's option overrides applied.
