@@ -96,10 +96,12 @@ extension ModelWeights {
     }
 
     /// A tool definition as the template layer takes it (parameters as JSON Schema text).
+    /// Written by `JSONSchemaWriter`, so the bytes are the same in every process and properties
+    /// keep their declared order (`JSONEncoder` writes keys in hash order, which changes with
+    /// each process's hash seed; sorted keys would reorder the properties).
     private static func descriptor(_ definition: Transcript.ToolDefinition) throws -> ToolDescriptor {
-        let schema = try JSONEncoder().encode(definition.parameters)
-        return ToolDescriptor(name: definition.name, description: definition.description,
-                              parametersJSONSchema: String(decoding: schema, as: UTF8.self))
+        let schema = JSONSchemaWriter.document(try SchemaResolver.resolve(definition.parameters))
+        return ToolDescriptor(name: definition.name, description: definition.description, parametersJSONSchema: schema.jsonString)
     }
 
     /// The UTF-8 byte ranges where each message's content (or, for templates that trim, its
