@@ -93,7 +93,7 @@ struct DecodeLoop {
     }
 
     /// Sends text still held back by the detokenizers and the filter; returns the whole answer
-    /// text (a held tool call included) for tool-call parsing.
+    /// text (a held tool call and any markup included) for tool-call parsing.
     mutating func finish() async -> String {
         let thought = reasoningText.flush()
         if !thought.isEmpty {
@@ -105,5 +105,12 @@ struct DecodeLoop {
             await channel.send(.response(entryID: responseID, action: .appendText(rest, tokenCount: 0)))
         }
         return filter.text
+    }
+
+    /// Sends what an answer held as a call that did not parse leaves to show: its text without
+    /// tool markup.
+    mutating func releaseHeldCall() async {
+        let rest = filter.release()
+        if !rest.isEmpty { await channel.send(.response(entryID: responseID, action: .appendText(rest, tokenCount: 0))) }
     }
 }

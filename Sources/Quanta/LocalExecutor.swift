@@ -98,7 +98,8 @@ extension LocalLanguageModel {
 
             var loop = DecodeLoop(weights: weights, channel: channel, startsInsideThinking: prompt.startsInsideThinking,
                                   thinkingBudget: ReasoningBudget.tokens(for: level, maximumResponseTokens: limit),
-                                  filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings))
+                                  filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings,
+                                                      markup: plan.markup))
             var gate = plan.gate
             var sampler = Sampler(request.generationOptions.samplingParameters(defaults: configuration.sampling,
                                                                                 fallbackSeed: configuration.sampling.seed
@@ -128,8 +129,8 @@ extension LocalLanguageModel {
                     await channel.send(.toolCalls(action: .toolCall(id: call.id, name: call.name,
                                                                     action: .appendArguments(call.arguments, tokenCount: 0))))
                 }
-            } else if !answer.isEmpty && loop.filterHeldCall {
-                await channel.send(.response(entryID: loop.responseID, action: .appendText(answer, tokenCount: 0)))
+            } else if loop.filterHeldCall {
+                await loop.releaseHeldCall()
             }
             await channel.send(.response(action: .updateUsage(input: input, output: loop.usage)))
         }

@@ -24,6 +24,10 @@ struct OutputPlan {
     var gate: (any OutputGate)?
     /// Openings of a tool call, so the answer is held back while it may be one.
     var callOpenings: [String] = []
+    /// Tool markup kept out of the answer: when the request involves tools (offered now, or
+    /// defined or used earlier in the transcript), a model may write calls or tool responses as
+    /// text even in a round that offers none.
+    var markup: [ToolMarkup] = []
 
     /// The tools offered to the model (empty: none, so nothing is parsed as a call).
     var tools: [Transcript.ToolDefinition] = []
@@ -35,6 +39,7 @@ struct OutputPlan {
         format = weights.toolFormat
         let mode = request.generationOptions.toolCallingMode?.kind ?? .allowed
         if mode != .disallowed { tools = request.enabledToolDefinitions }
+        if !request.enabledToolDefinitions.isEmpty || request.transcript.contains(where: \.involvesTools) { markup = format.markup }
         if !tools.isEmpty {
             callOpenings = format.callOpenings
             if mode == .required {
@@ -90,6 +95,31 @@ extension ToolCallFormat {
         case .hermes: return ["<tool_call>"]
         case .llama3: return ["<|python_tag|>", "{\"name\"", "{ \"name\""]
         case .mistral, .mistralNamed: return ["[TOOL_CALLS]"]
+        }
+    }
+
+    /// The format's markers, which are never answer text: Hermes call and response blocks (the
+    /// format the fallback prompt teaches, so also what templates without tool support see) and
+    /// stray closing tags; the Llama 3 and Mistral call markers, which run to the end.
+    var markup: [ToolMarkup] {
+        switch self {
+        case .hermes:
+            return [ToolMarkup(opening: "<tool_call>", closing: "</tool_call>"),
+                    ToolMarkup(opening: "<tool_response>", closing: "</tool_response>"),
+                    ToolMarkup(opening: "</tool_call>", closing: ""), ToolMarkup(opening: "</tool_response>", closing: "")]
+        case .llama3: return [ToolMarkup(opening: "<|python_tag|>", closing: nil)]
+        case .mistral, .mistralNamed: return [ToolMarkup(opening: "[TOOL_CALLS]", closing: nil)]
+        }
+    }
+}
+
+extension Transcript.Entry {
+    /// Whether the entry defines, calls or answers tools.
+    var involvesTools: Bool {
+        switch self {
+        case let .instructions(instructions): return !instructions.toolDefinitions.isEmpty
+        case .toolCalls, .toolOutput: return true
+        default: return false
         }
     }
 }

@@ -48,7 +48,7 @@ enum ThinkingModel {
     /// A one-layer llama GGUF whose greedy next token after token a is b for every (a, b) in
     /// `edges` (see the type's comment): SentencePiece vocabulary `tokens` with token types `types`.
     static func designedBigram(tokens: [String], types: [Int32], edges: [(Int, Int)], template: String,
-                               bos: Int, eos: Int, addBOS: Bool?) -> [UInt8] {
+                               bos: Int, eos: Int, addBOS: Bool?, contextLength: Int = 256) -> [UInt8] {
         let vocab = tokens.count, d = 32
         var embedding = [Float](repeating: 0, count: vocab * d)   // [vocab][d]
         var output = [Float](repeating: 0, count: vocab * d)      // [vocab][d]
@@ -66,7 +66,7 @@ enum ThinkingModel {
         g.set("llama.attention.head_count", .uint32(4))
         g.set("llama.attention.head_count_kv", .uint32(2))
         g.set("llama.attention.key_length", .uint32(8))
-        g.set("llama.context_length", .uint32(256))
+        g.set("llama.context_length", .uint32(UInt32(contextLength)))
         g.set("llama.attention.layer_norm_rms_epsilon", .float32(1e-5))
         g.set("llama.rope.freq_base", .float32(10_000))
         g.set("tokenizer.ggml.model", .string("llama"))
