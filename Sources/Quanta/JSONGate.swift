@@ -9,13 +9,17 @@ struct JSONGate: OutputGate {
     private var decoder: ConstrainedDecoder
     /// Tokens of a forced completion not yet emitted.
     private var forced: [Int32] = []
+    private(set) var didForceCompletion = false
 
     init(grammar: JSONGrammar, vocabulary: TokenVocabulary) throws(GrammarError) {
         decoder = try ConstrainedDecoder(grammar: grammar, vocabulary: vocabulary)
     }
 
     mutating func next(logits: inout [Float], remaining: Int, sampler: inout Sampler) -> Int32 {
-        if forced.isEmpty && decoder.mustFinish(remainingTokens: remaining) { forced = decoder.forcedCompletion() }
+        if forced.isEmpty && decoder.mustFinish(remainingTokens: remaining) {
+            forced = decoder.forcedCompletion()
+            didForceCompletion = true
+        }
         if !forced.isEmpty { return forced.removeFirst() }
         decoder.mask(&logits)
         return sampler.sample(&logits)

@@ -2,11 +2,13 @@ import Foundation
 
 /// Why a model could not serve a request (Apple's `LanguageModelError`, every FM27 case). Quanta's
 /// local executor throws `contextSizeExceeded`, `unsupportedCapability`,
-/// `unsupportedTranscriptContent` and `unsupportedGenerationGuide`, before any compute; the other
+/// `unsupportedTranscriptContent` and `unsupportedGenerationGuide`, before any compute (and
+/// `contextSizeExceeded` also when an answer does not end within the window); the other
 /// cases exist so code written for Apple's models (and other executors plugged into
 /// `LanguageModelSession`) compiles and can report them.
 public enum LanguageModelError: Error, LocalizedError, CustomDebugStringConvertible, CustomStringConvertible {
-    /// The rendered prompt does not fit in the context window (with room for one token).
+    /// The rendered prompt does not fit in the context window (with room for one token), or the
+    /// answer did not end within it (then `tokenCount` is one more than the window).
     case contextSizeExceeded(ContextSizeExceeded)
     /// The provider is throttling requests.
     case rateLimited(RateLimited)

@@ -86,6 +86,8 @@ extension LocalLanguageModel {
             }
             let room = contextSize - prompt.tokens.count
             let limit = min(request.generationOptions.maximumResponseTokens ?? room, room)
+            // Whether the window, not the caller's `maximumResponseTokens`, bounds the answer.
+            let windowBounds = request.generationOptions.maximumResponseTokens.map { $0 > room } ?? true
 
             let pending = state.withLock { $0.prewarm }
             await pending?.value
@@ -109,7 +111,7 @@ extension LocalLanguageModel {
             // A constrained answer may follow a think block: before the first token the model's own
             // choice of the opening marker (sampled unconstrained) starts one, unless thinking is off.
             let mayThink = !ReasoningBudget.isOff(level)
-            _ = try await generator.run(logits: logits, choose: { logits, remaining, sampler in
+            let (generated, stop) = try await generator.run(logits: logits, choose: { logits, remaining, sampler in
                 if let forced = loop.forcedToken { return forced }
                 if loop.isAnswering, gate != nil {
                     if mayThink, let open = loop.thinkOpening {
@@ -123,6 +125,14 @@ extension LocalLanguageModel {
                 if loop.isAnswerToken(token) { gate?.accept(token) }
                 return await loop.emit(token) == .more
             })
+            // An answer still going when the window is full, or one the gate had to close early to
+            // fit, did not fit: FM27's error, not an answer cut short without a word.
+            if windowBounds && (stop != .endOfGeneration || gate?.didForceCompletion == true) {
+                throw LanguageModelError.contextSizeExceeded(.init(
+                    contextSize: contextSize, tokenCount: contextSize + 1,
+                    debugDescription: "the answer did not end within the context window of \(contextSize) tokens "
+                        + "(prompt \(prompt.tokens.count) tokens, answer \(generated) so far)"))
+            }
             let answer = await loop.finish()
             if let calls = plan.toolCalls(in: answer) {
                 for call in calls {

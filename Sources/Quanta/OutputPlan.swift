@@ -12,6 +12,8 @@ protocol OutputGate {
     mutating func next(logits: inout [Float], remaining: Int, sampler: inout Sampler) -> Int32
     /// Advances past a token that was emitted.
     mutating func accept(_ token: Int32)
+    /// Whether the budget ran short and the gate forced the shortest completion.
+    var didForceCompletion: Bool { get }
 }
 
 /// The request's output plan.

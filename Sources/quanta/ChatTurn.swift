@@ -13,13 +13,20 @@ func chatTurn(_ conversation: ChatConversation, _ prompt: String, _ contextOptio
     let session = conversation.session, options = conversation.settings.options
     let turn = ChatTurn()
     let outcome = await interrupts.run {
-        for try await snapshot in session.streamResponse(to: prompt, options: options, contextOptions: contextOptions) {
-            turn.show(snapshot)
+        do {
+            for try await snapshot in session.streamResponse(to: prompt, options: options, contextOptions: contextOptions) {
+                turn.show(snapshot)
+            }
+        } catch LanguageModelError.contextSizeExceeded where !turn.entries.isEmpty {
+            // The reply ran into the end of the window (the session's request fails, as in FM27):
+            // like llama.cpp, the chat keeps what was shown, and says below that the context is full.
+            turn.filledContext = true
         }
     }
     if case let .failed(message) = outcome { throw ChatError(message) }
     if !turn.thought.isEmpty { printError("\n") }
     writeOut("\n")
+    if turn.filledContext { conversation.keep(prompt: prompt, produced: turn.entries) }
     if outcome == .interrupted {
         conversation.keep(prompt: prompt, produced: turn.entries)
         printError(turn.entries.isEmpty ? "[reply interrupted before its first token]\n"
@@ -41,6 +48,8 @@ func chatTurn(_ conversation: ChatConversation, _ prompt: String, _ contextOptio
 /// What one streamed reply has shown so far; filled by the turn's task, read after it ends.
 private final class ChatTurn: @unchecked Sendable {
     var shown = "", thought = ""
+    /// Whether the reply was cut by the end of the context window.
+    var filledContext = false
     var decodeStart: Double?
     var usage: LanguageModelSession.Usage?
     /// The reasoning and response entries of the last snapshot.

@@ -77,17 +77,20 @@ enum SmolLM2 {
         #expect(session.usage == .init(input: .init(totalTokenCount: 0, cachedTokenCount: 0), output: .init(totalTokenCount: 0, reasoningTokenCount: 0)))
     }
 
-    /// Without a limit, generation stops cleanly where the window ends; an oversized limit is
-    /// clamped to the room left.
+    /// Without a limit, or with one beyond the room left, an answer that reaches the end of the
+    /// window is `contextSizeExceeded` (as in FM27), and the session is left as it was.
     @Test func generationEndsAtTheWindow() async throws {
         let model = try await SmolLM2.model(contextSize: 48)
         for limit in [nil, 1000] as [Int?] {
             let session = LanguageModelSession(model: model)
-            let response = try await session.respond(to: "Write a very long story about a dragon and a knight.",
-                                                     options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: limit))
-            #expect(response.usage.totalTokenCount <= 48)
-            #expect(response.usage.output.totalTokenCount > 0)
-            #expect(!session.isResponding && session.transcript.count == 2)
+            do {
+                let response = try await session.respond(to: "Write a very long story about a dragon and a knight.",
+                                                         options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: limit))
+                Issue.record("no error for an answer cut at the window: \(response.content.debugDescription)")
+            } catch let LanguageModelError.contextSizeExceeded(exceeded) {
+                #expect(exceeded.contextSize == 48 && exceeded.tokenCount == 49)
+            }
+            #expect(!session.isResponding && session.transcript.isEmpty)
         }
     }
 
