@@ -3,7 +3,8 @@
 #   make test    system packages + all models, the whole test suite on a release build
 # Both are idempotent: a second run installs and downloads nothing.
 #   make fuzz    libFuzzer targets (GGUF reader, templates, tokenizers, CLI arguments), each run
-#                FUZZ_SECONDS; seeds in Fuzz/corpus, findings under .build/fuzz
+#                FUZZ_SECONDS; seeds in Fuzz/corpus, findings under .build/fuzz; then the macro
+#                plugin through its protocol with MACRO_FUZZ_CASES declarations
 
 APT_PACKAGES := libopenblas-dev libomp-dev libedit-dev libsimde-dev
 SWIFT ?= swift
@@ -12,7 +13,7 @@ SWIFT ?= swift
 RELEASE := -c release
 TEST_FLAGS := $(RELEASE) -Xswiftc -enable-testing
 
-.PHONY: all bench test deps models models-default build consumer-check clean fuzz
+.PHONY: all bench test deps models models-default build consumer-check clean fuzz fuzz-macros
 
 all: build
 
@@ -62,7 +63,7 @@ FUZZ_DIR := .build/fuzz
 FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld
 FUZZ_TARGETS := gguf templates tokenizers cli
 
-fuzz: models
+fuzz: models fuzz-macros
 	@mkdir -p $(FUZZ_DIR)/modules $(FUZZ_DIR)/findings
 	$(SWIFTC) $(FUZZ_FLAGS) -module-name FuzzGGUF Sources/GGUF/*.swift Fuzz/GGUFReader.swift -o $(FUZZ_DIR)/gguf
 	$(SWIFTC) $(FUZZ_FLAGS) -module-name FuzzTemplates Sources/Templates/*.swift Fuzz/Templates.swift -o $(FUZZ_DIR)/templates
@@ -81,6 +82,15 @@ fuzz: models
 	  fi; \
 	  grep -E "^#[0-9]+[[:space:]]+DONE" $(FUZZ_DIR)/$$t.log; \
 	done
+
+# The macro plugin answers hostile declarations: the test in make test with many more cases
+# (the seed changes the mutations; a failing case prints its index and declaration).
+MACRO_FUZZ_CASES ?= 500000
+MACRO_FUZZ_SEED ?= $(shell date +%s)
+fuzz-macros: deps
+	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	QUANTA_MACRO_FUZZ_CASES=$(MACRO_FUZZ_CASES) QUANTA_MACRO_FUZZ_SEED=$(MACRO_FUZZ_SEED) \
+	  $(SWIFT) test $(TEST_FLAGS) --skip-build --filter PluginFuzzTests
 
 clean:
 	rm -rf .build
