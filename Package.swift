@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Grammar", targets: ["Grammar"]),
         .library(name: "Architectures", targets: ["Architectures"]),
         .library(name: "Quanta", targets: ["Quanta"]),
+        .library(name: "Evaluation", targets: ["Evaluation"]),
         .executable(name: "quanta", targets: ["quanta"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -47,11 +48,20 @@ let package = Package(
         .target(name: "Sampling", path: "Sources/Sampling"),
         .target(name: "Grammar", path: "Sources/Grammar"),
         .target(name: "Architectures", dependencies: ["Engine", "GGUF"], path: "Sources/Architectures"),
+        // The FM27 surface: sessions, transcript, options, errors, schemas and generated content,
+        // tools, profiles, the macros' declarations. Knows no model format.
+        .target(name: "LanguageModelAPI", dependencies: ["Templates", "QuantaMacros"], path: "Sources/LanguageModelAPI"),
+        // The local GGUF backend: LocalLanguageModel and SystemLanguageModel, the executor, prompt
+        // rendering, chat and tool-call formats, constrained output, the decode loop.
         .target(
-            name: "Quanta",
-            dependencies: ["Architectures", "Engine", "GGUF", "Tokenizers", "Templates", "Sampling", "Grammar", "QuantaMacros"],
-            path: "Sources/Quanta"
+            name: "LocalModels",
+            dependencies: ["LanguageModelAPI", "Architectures", "Engine", "GGUF", "Tokenizers", "Templates", "Sampling", "Grammar"],
+            path: "Sources/LocalModels"
         ),
+        // What apps import: the two above, re-exported.
+        .target(name: "Quanta", dependencies: ["LanguageModelAPI", "LocalModels"], path: "Sources/Quanta"),
+        // Perplexity, KL divergence and log-probability files, for `quanta perplexity` and bench.
+        .target(name: "Evaluation", dependencies: ["LocalModels", "Architectures", "Engine"], path: "Sources/Evaluation"),
 
         // MARK: - Executables
         // libedit (Debian's libedit-dev) for `quanta chat`'s line editing and history.
@@ -63,7 +73,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "quanta",
-            dependencies: ["GGUF", "Tokenizers", "Templates", "Quanta", "CLineEdit"],
+            dependencies: ["GGUF", "Tokenizers", "Templates", "Quanta", "Evaluation", "CLineEdit"],
             path: "Sources/quanta"
         ),
         .executableTarget(
@@ -102,7 +112,8 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
-            name: "QuantaTests", dependencies: ["Quanta", "Architectures", "Tokenizers", "Templates", "GGUF", "Grammar"],
+            name: "QuantaTests",
+            dependencies: ["Quanta", "LanguageModelAPI", "LocalModels", "Evaluation", "Architectures", "Tokenizers", "Templates", "GGUF", "Grammar"],
             path: "Tests/QuantaTests",
             // jinja2 reference renderings and schemas of hand-written conformances, read from the
             // source tree via #filePath.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Evaluation
 import Quanta
 
 /// What every model-running command (`generate`, `chat`, `perplexity`) reads from its options

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Evaluation
 import Quanta
 
 private let chunksOption = OptionSpec(["--chunks"], value: "N", "score at most N chunks (default: all)")

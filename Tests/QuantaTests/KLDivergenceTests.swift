@@ -3,7 +3,10 @@ import Testing
 import Architectures
 import Engine
 import GGUF
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 import Tokenizers
 
 /// `--kl-divergence-base` files and the statistics read from them, on SmolLM2 at a short context.

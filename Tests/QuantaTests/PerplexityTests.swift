@@ -2,7 +2,10 @@ import Foundation
 import Testing
 import Architectures
 import GGUF
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 import Tokenizers
 
 /// llama-perplexity's reference output (Tests/ArchitecturesTests/Fixtures): the text and each

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 /// Reasoning levels through the real Qwen 3 chat template (Tests/TemplatesTests/Fixtures/
 /// templates/qwen3.jinja, as Qwen 3 GGUFs carry it) on a designed bigram model with Qwen's

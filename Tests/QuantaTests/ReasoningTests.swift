@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 /// Reasoning on `ThinkingModel`, whose greedy output is known token by token, so every count
 /// and every budget cut-off is checked exactly.

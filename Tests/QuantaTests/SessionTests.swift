@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 /// SmolLM2 (ChatML template, no think markers) through the public API.
 enum SmolLM2 {

@@ -6,7 +6,10 @@ import Foundation
 import Observation
 import Synchronization
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite(.serialized, .timeLimit(.minutes(1))) struct SystemLanguageModelTests {
     static let gemma = PerplexityReference.root.appendingPathComponent("Models/gemma-3-270m-q4_k_m.gguf")

@@ -1,7 +1,10 @@
 // The answer filter against a naive reference: stream everything, then cut at the first stop
 // sequence.
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 struct AnswerFilterTests {
     /// Streamed text, whatever the piece boundaries, is exactly the reference cut.

@@ -3,7 +3,10 @@
 // Time cap: about 8 s on two cores (SmolLM2 with 96- and 160-token windows).
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite(.serialized) struct ContextOverflowTests {
     static let contextSize = 96

@@ -4,7 +4,10 @@
 // Time cap: about 5 s on two cores (two child processes that load SmolLM2 and render once).
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite(.serialized) struct PromptStabilityTests {
     /// The environment variable that makes `renderForParentProcess` write its rendering.

@@ -2,7 +2,10 @@
 // and base models writing the next turn.
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite(.serialized) struct RequestDefectTests {
     /// A user who types `<|im_end|>` gets the text, not the control token: only the template's

@@ -3,7 +3,10 @@
 // Time cap: about 10 s on two cores (SmolLM2, short greedy answers).
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite(.serialized) struct StreamLifecycleTests {
     /// `collect()` after a full `for try await` returns the final response (it threw

@@ -1,7 +1,10 @@
 // Issue 13 part 4: streaming usage, abandoned streams and cancelled consumers.
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite(.serialized) struct StreamingDefectTests {
     /// Every snapshot's output usage is larger than the one before (it used to stay 0 until the

@@ -6,7 +6,10 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 /// `getWeather` with its own call count (`WeatherTool`'s is shared with suites running alongside).
 struct CountedWeatherTool: Tool {

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite struct GeneratedContentJSONTests {
     /// Compact documents (as the writer writes them) covering every kind, escapes, nesting and

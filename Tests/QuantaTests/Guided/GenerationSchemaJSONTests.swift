@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite struct GenerationSchemaJSONTests {
     /// Recipe's schema written out by hand from the JSON Schema spec (2020-12 keywords `type`,

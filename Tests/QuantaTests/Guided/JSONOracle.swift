@@ -1,5 +1,8 @@
 import Foundation
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 /// Compares generated content with Foundation's independent parse of the same JSON text.
 enum JSONOracle {

@@ -3,7 +3,10 @@
 // Time cap: well under 1 s (no model).
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite struct MacroSchemaTests {
     /// The schema JSON the hand-written conformance of each type produced, recorded before the

@@ -1,5 +1,8 @@
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite struct PartialJSONTests {
     /// Every prefix of every document (by character) parses, and what it holds agrees with the

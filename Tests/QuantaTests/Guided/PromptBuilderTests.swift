@@ -1,5 +1,8 @@
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite struct PromptBuilderTests {
     /// A small Generable value: prompts show it as its JSON.

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite struct SchemaErrorTests {
     private struct Dummy: Generable {

@@ -1,7 +1,10 @@
 import Foundation
 import Grammar
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite struct SchemaLoweringTests {
     @Test func recipeLowersToShapes() throws {

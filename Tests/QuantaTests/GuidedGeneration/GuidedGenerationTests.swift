@@ -3,7 +3,10 @@
 // JSON and a validator written here checks every constraint of the schema.
 import Foundation
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 @Suite(.serialized) struct GuidedGenerationTests {
     static let prompts = (0..<20).map { i in

@@ -1,6 +1,9 @@
 import Grammar
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 import Templates
 
 /// The `.required` grammars admit exactly the texts the parsers read.

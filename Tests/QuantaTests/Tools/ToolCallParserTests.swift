@@ -1,5 +1,8 @@
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 /// Generated text -> tool calls, for every format, including malformed input.
 @Suite struct ToolCallParserTests {

@@ -1,5 +1,8 @@
 import Foundation
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 import Templates
 
 /// The conversation the tool tests render, the same one `Fixtures/make_tool_renderings.py`

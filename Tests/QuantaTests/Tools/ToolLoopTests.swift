@@ -3,7 +3,10 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 
 /// A tool that records the arguments it was called with.
 struct WeatherTool: Tool {

@@ -1,5 +1,8 @@
 import Testing
-@testable import Quanta
+@testable import Evaluation
+@testable import LanguageModelAPI
+@testable import LocalModels
+import Quanta
 import Templates
 
 /// Tools, calls and results lowered for real chat templates and rendered.

@@ -1,0 +1,77 @@
+// What one GGUF file gives every session that uses it: the network, the tokenizer, the chat
+// template and the think markers. Immutable, so one instance serves the whole process.
+import LanguageModelAPI
+import Architectures
+import GGUF
+import Grammar
+import Synchronization
+import Templates
+import Tokenizers
+
+/// A loaded model file, shared process-wide (see `WeightStore`).
+final package class ModelWeights: Sendable {
+    let path: String
+    let file: GGUFFile
+    package let network: any CausalLanguageModel
+    package let tokenizer: any Tokenizer
+    /// The GGUF's `tokenizer.chat_template`, or `ChatTemplate.plain` for base models without one.
+    let template: ChatTemplate
+    /// Whether `template` came from the file.
+    let hasOwnTemplate: Bool
+    /// Text of the BOS / EOS tokens, as templates receive them in `bos_token` / `eos_token`.
+    let bosText: String
+    let eosText: String
+    /// Ids of `<think>` and `</think>` when the vocabulary has both as single tokens.
+    let thinkMarkers: (open: Int32, close: Int32)?
+    /// `grammarVocabulary`, once built.
+    let grammarVocabularyCache = Mutex<TokenVocabulary?>(nil)
+    /// How the template takes tools, tool calls and tool results.
+    let toolSupport: ToolTemplateSupport
+    /// The text format of the model's tool calls.
+    let toolFormat: ToolCallFormat
+
+    init(path: String, mode: WeightMode) throws {
+        self.path = path
+        file = try GGUFFile(path: path)
+        let tokenizer = try loadTokenizer(from: file)
+        self.tokenizer = tokenizer
+        network = try loadModel(file, weights: mode)
+        if case .string? = file.metadata["tokenizer.chat_template"] {
+            template = try ChatTemplate(source: file.string("tokenizer.chat_template"))
+            hasOwnTemplate = true
+        } else {
+            template = .plain
+            hasOwnTemplate = false
+        }
+        bosText = tokenizer.bosID.map { tokenizer.piece($0) } ?? ""
+        eosText = tokenizer.eosID.map { tokenizer.piece($0) } ?? ""
+        if let open = Self.singleToken("<think>", tokenizer), let close = Self.singleToken("</think>", tokenizer) {
+            thinkMarkers = (open, close)
+        } else {
+            thinkMarkers = nil
+        }
+        toolSupport = ToolTemplateSupport(template: template)
+        toolFormat = ToolCallFormat.detect(template: toolSupport) { Self.singleToken($0, tokenizer) != nil }
+    }
+
+    /// The id of `text` if the vocabulary holds it as one special (non-split) token.
+    private static func singleToken(_ text: String, _ tokenizer: any Tokenizer) -> Int32? {
+        let ids = tokenizer.encode(text, addSpecial: false, parseSpecial: true)
+        guard ids.count == 1, tokenizer.piece(ids[0]) == text else { return nil }
+        return ids[0]
+    }
+
+    /// Capabilities this file supports: guided generation and tool calling always (both are
+    /// constrained decoding over the model's own vocabulary), `.reasoning` when it has think
+    /// markers.
+    var capabilities: LanguageModelCapabilities {
+        LanguageModelCapabilities([.guidedGeneration, .toolCalling] + (thinkMarkers == nil ? [] : [.reasoning]))
+    }
+
+    /// Text that ends an answer. A model without its own template is rendered with the plain
+    /// `Role: content` format and, being a base model, goes on to write the next turn itself;
+    /// its turn markers stop it. Templated models stop at their end-of-turn tokens instead.
+    var stopSequences: [String] {
+        hasOwnTemplate ? [] : ["\nUser:", "\nSystem:", "\nAssistant:"]
+    }
+}

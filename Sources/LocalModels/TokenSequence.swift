@@ -1,0 +1,70 @@
+// One session's KV cache together with the tokens it holds, so prefix reuse can compare them.
+import LanguageModelAPI
+import Architectures
+import Engine
+
+/// The tokens whose keys and values are in a `ForwardState`; `tokens.count == cache.count`
+/// always, including after a cancelled prefill.
+///
+/// Not thread-safe: an executor hands it to one request at a time.
+final class TokenSequence: @unchecked Sendable {
+    package let network: any CausalLanguageModel
+    let state: ForwardState
+    private(set) var tokens: [Int32] = []
+    /// One-token batch reused by `appendOne`, so decoding does not build an array per token.
+    private var single: [Int32] = [0]
+
+    init(network: any CausalLanguageModel, contextSize: Int, threads: Int, kvCache: KVCacheFormat = .f16) {
+        self.network = network
+        // 256-token prefill batches: big enough to amortise weight unpacking, small enough that
+        // cancellation is checked often.
+        state = network.makeState(contextSize: contextSize, maxBatch: min(contextSize, 256), kvFormat: kvCache)
+        state.threads = threads
+    }
+
+    var capacity: Int { state.cache.capacity }
+
+    /// Keeps the longest common prefix of what is cached and `prompt`, but at least one prompt
+    /// token is left to run so the next token has logits. Returns how many tokens were kept: none
+    /// when a sliding-window layer already dropped positions the prefix's end still needs.
+    func reuse(_ prompt: [Int32]) -> Int {
+        var common = 0
+        while common < min(tokens.count, prompt.count - 1) && tokens[common] == prompt[common] { common += 1 }
+        let kept = state.cache.truncate(to: common)
+        tokens.removeSubrange(kept...)
+        return kept
+    }
+
+    /// Runs `new` after what is cached, a batch at a time, checking for cancellation between
+    /// batches. Returns the logits after the last token when asked.
+    /// - Throws: `CancellationError`; `LanguageModelError.contextSizeExceeded` when the machine
+    ///   lacks the memory for the KV cache of the positions (the cache grows as the context fills).
+    func append(_ new: [Int32], wantLogits: Bool) throws -> [Float]? {
+        var done = 0
+        var logits: [Float]?
+        while done < new.count {
+            try Task.checkCancellation()
+            // The whole input when it fits one batch (every decoded token): no copy.
+            let batch = done == 0 && new.count <= state.maxBatch ? new : Array(new[done..<min(new.count, done + state.maxBatch)])
+            do {
+                try state.cache.reserve(upTo: tokens.count + batch.count)
+            } catch {
+                throw LanguageModelError.contextSizeExceeded(.init(
+                    contextSize: capacity, tokenCount: tokens.count + batch.count, debugDescription: "\(error)"))
+            }
+            let last = done + batch.count == new.count
+            let rows = wantLogits && last ? batch.count - 1..<batch.count : 0..<0
+            let out = network.forward(batch, state: state, logitRows: rows)
+            tokens += batch
+            if !rows.isEmpty { logits = out?.copyRow(0) }
+            done += batch.count
+        }
+        return logits
+    }
+
+    /// `append([token], wantLogits:)` without a new array per token.
+    func appendOne(_ token: Int32, wantLogits: Bool) throws -> [Float]? {
+        single[0] = token
+        return try append(single, wantLogits: wantLogits)
+    }
+}
