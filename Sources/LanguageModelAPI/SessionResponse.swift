@@ -97,8 +97,10 @@ extension LanguageModelSession {
 
         /// Waits for the end and returns the whole response: at once when the request has
         /// already finished (the stream was iterated), else after the rest of the generation.
-        /// Throws the request's error, or `CancellationError` if it was cancelled.
-        public func collect() async throws -> Response<Content> {
+        /// Throws the request's error, or `CancellationError` if it was cancelled. Runs on the
+        /// caller's actor (as FM27 declares it), so a stream made and iterated on the main actor
+        /// can be collected there too.
+        nonisolated(nonsending) public func collect() async throws -> sending Response<Content> {
             let consumer = StreamConsumer(control)
             if control.startCollecting() {
                 // No iterator reads the snapshots: read them here, so they are not all kept until
