@@ -81,6 +81,8 @@ let package = Package(
             dependencies: ["GGUF", "Engine", "Architectures", "CKernels", "Tokenizers", "Grammar"],
             path: "Benchmarks/bench"
         ),
+        // An FM27 app as Apple's documentation writes one, with a driver that checks its answers.
+        .executableTarget(name: "fm27-example", dependencies: ["Quanta"], path: "Examples/FM27App"),
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
