@@ -84,8 +84,8 @@ ck_kernel_path ck_kernel_path_set(int path) {
 /// The AVX-512 paths' integer formats.
 #define AVX512_INTS(TILE, DECODE, PREFILL) INTS(((ck_format_kernels){TILE, DECODE, PREFILL}))
 /// Q6_K on the AMX paths stays on the VNNI tile: its two half-block scales need two K = 16 tile
-/// products per block and twice the epilogue, and AMX measured 0.7x the VNNI tile (2026-12-01,
-/// Xeon, gemma3 ffn_down 640 x 2048, m = 512).
+/// products per block and twice the epilogue, and AMX measured 0.7x the VNNI tile (a Xeon with
+/// AMX-INT8, gemma3 ffn_down 640 x 2048, m = 512).
 #define AMX_INTS(TILE, VNNI, PREFILL, VNNI_PREFILL)                                                     \
     [CK_WF_Q4_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q4_1] = {TILE, VNNI, PREFILL},                         \
     [CK_WF_Q8_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q4_K] = {TILE, VNNI, PREFILL},                         \

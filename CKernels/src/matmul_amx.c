@@ -13,7 +13,7 @@
 // Each block has its own scale, so K per tile is 32 and every block's C tile is stored and the
 // canonical fp32 epilogue (ck_matmul.h) applied with AVX-512 to 16 accumulator registers (one per
 // activation row, 16 weight rows each) in block order, so the result equals the reference's bit
-// for bit. Measured on a Xeon (2026-12-01): a block's tile work (zero, two loads, product,
+// for bit. Measured on a Xeon with AMX-INT8: a block's tile work (zero, two loads, product,
 // store) takes ~15 ns and its epilogue (cvt, mul, two fma per row) ~12 ns, and the two do not
 // overlap, so this reaches ~1.1-1.5x the VNNI tile, not the tile unit's peak.
 #pragma STDC FP_CONTRACT OFF
@@ -237,7 +237,7 @@ void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     default: fn = NULL; break;
     }
     // Below one full activation tile the VNNI tile is faster (a partial tile pays the whole tile
-    // product and store for fewer rows): 2026-12-01, this Xeon, one thread, m = 8: 0.65-0.96x.
+    // product and store for fewer rows): on a Xeon with AMX-INT8, one thread, m = 8: 0.65-0.96x.
     if (d->m < CK_AMX_MIN_ROWS || !fn) { ck_matmul_avx512(d, w, a, y, n0, n1); return; }
     amx_prefill(d, w, a, y, n0, n1, fn);
 }

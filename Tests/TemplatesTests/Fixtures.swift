@@ -5,7 +5,7 @@ import Foundation
 enum Fixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    /// `strftime_now` in the fixtures reads this frozen instant: 2026-01-15 09:30:00 UTC.
+    /// `strftime_now` in the fixtures reads this frozen instant: 15 January 2026, 09:30:00 UTC.
     static let clock = TemplateClock.fixed(epochSeconds: 1_768_469_400)
 
     static func text(_ relativePath: String) throws -> String {

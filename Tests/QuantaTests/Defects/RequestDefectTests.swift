@@ -1,5 +1,5 @@
-// Issue 13 part 4: special-token injection, invalid options, capability checks in the session,
-// and base models writing the next turn.
+// Requests the session must refuse or defuse: special-token injection, invalid options,
+// capability checks in the session, and base models writing the next turn.
 import Foundation
 import Testing
 @testable import Evaluation

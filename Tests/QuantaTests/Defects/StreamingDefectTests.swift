@@ -1,4 +1,4 @@
-// Issue 13 part 4: streaming usage, abandoned streams and cancelled consumers.
+// Streaming edge cases: usage in snapshots, abandoned streams and cancelled consumers.
 import Foundation
 import Testing
 @testable import Evaluation
