@@ -1,6 +1,7 @@
 # The two commands a fresh Debian machine with the Swift toolchain needs:
 #   make bench   system packages + default model, release build, run the benchmark
-#   make test    system packages + all models, the whole test suite on a release build
+#   make test    the history check, system packages + all models, the whole test suite on a
+#                release build
 # Both are idempotent: a second run installs and downloads nothing.
 #   make fuzz    libFuzzer targets (GGUF reader, templates, tokenizers, CLI arguments), each run
 #                FUZZ_SECONDS; seeds in Fuzz/corpus, findings under .build/fuzz; then the macro
@@ -13,16 +14,25 @@ SWIFT ?= swift
 RELEASE := -c release
 TEST_FLAGS := $(RELEASE) -Xswiftc -enable-testing
 
-.PHONY: all bench test deps models models-default build consumer-check clean fuzz fuzz-macros
+.PHONY: all bench test check-history check-history-selftest deps models models-default build consumer-check clean fuzz fuzz-macros
 
 all: build
 
 bench: deps models-default build
 	$(SWIFT) run $(RELEASE) bench $(ARGS)
 
-test: deps models
+test: check-history deps models
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
+
+# README, docs and code comments speak of the project, not of how its work was organised: no
+# numbered work periods, dates, commit hashes or issue numbers (scripts/check-history). The
+# selftest first proves the check catches each of those on a scratch tree.
+check-history: check-history-selftest
+	python3 scripts/check-history
+
+check-history-selftest:
+	@bash scripts/check-history-selftest
 
 build: deps
 	$(SWIFT) build $(RELEASE)
