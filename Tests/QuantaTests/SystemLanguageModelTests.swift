@@ -11,7 +11,7 @@ import Testing
 @testable import LocalModels
 import Quanta
 
-@Suite(.serialized, .timeLimit(.minutes(1))) struct SystemLanguageModelTests {
+@Suite(.serialized) struct SystemLanguageModelTests {
     static let gemma = PerplexityReference.root.appendingPathComponent("Models/gemma-3-270m-q4_k_m.gguf")
     static let greedy = GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 16)
 
