@@ -76,7 +76,10 @@ FUZZ_TARGETS := gguf templates tokenizers cli
 fuzz: models fuzz-macros
 	@mkdir -p $(FUZZ_DIR)/modules $(FUZZ_DIR)/findings
 	$(SWIFTC) $(FUZZ_FLAGS) -module-name FuzzGGUF Sources/GGUF/*.swift Fuzz/GGUFReader.swift -o $(FUZZ_DIR)/gguf
-	$(SWIFTC) $(FUZZ_FLAGS) -module-name FuzzTemplates Sources/Templates/*.swift Fuzz/Templates.swift -o $(FUZZ_DIR)/templates
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name JSON -emit-module -emit-module-path $(FUZZ_DIR)/modules/JSON.swiftmodule \
+	  -emit-library -static -o $(FUZZ_DIR)/modules/libJSON.a Sources/JSON/*.swift
+	$(SWIFTC) $(FUZZ_FLAGS) -I $(FUZZ_DIR)/modules -L $(FUZZ_DIR)/modules -lJSON -module-name FuzzTemplates \
+	  Sources/Templates/*.swift Fuzz/Templates.swift -o $(FUZZ_DIR)/templates
 	$(SWIFTC) $(FUZZ_FLAGS) -module-name GGUF -emit-module -emit-module-path $(FUZZ_DIR)/modules/GGUF.swiftmodule \
 	  -emit-library -static -o $(FUZZ_DIR)/modules/libGGUF.a Sources/GGUF/*.swift
 	$(SWIFTC) $(FUZZ_FLAGS) -I $(FUZZ_DIR)/modules -L $(FUZZ_DIR)/modules -lGGUF -module-name FuzzTokenizers \

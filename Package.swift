@@ -44,13 +44,16 @@ let package = Package(
         .target(name: "GGUF", path: "Sources/GGUF"),
         .target(name: "Engine", dependencies: ["CKernels", "GGUF"], path: "Sources/Engine"),
         .target(name: "Tokenizers", dependencies: ["GGUF"], path: "Sources/Tokenizers"),
-        .target(name: "Templates", path: "Sources/Templates"),
+        // JSON reading (whole documents or a stream's prefix, into the caller's own values) and
+        // string escaping, shared by the templates, the grammar and the API.
+        .target(name: "JSON", path: "Sources/JSON"),
+        .target(name: "Templates", dependencies: ["JSON"], path: "Sources/Templates"),
         .target(name: "Sampling", path: "Sources/Sampling"),
-        .target(name: "Grammar", path: "Sources/Grammar"),
+        .target(name: "Grammar", dependencies: ["JSON"], path: "Sources/Grammar"),
         .target(name: "Architectures", dependencies: ["Engine", "GGUF"], path: "Sources/Architectures"),
         // The FM27 surface: sessions, transcript, options, errors, schemas and generated content,
         // tools, profiles, the macros' declarations. Knows no model format.
-        .target(name: "LanguageModelAPI", dependencies: ["Templates", "QuantaMacros"], path: "Sources/LanguageModelAPI"),
+        .target(name: "LanguageModelAPI", dependencies: ["JSON", "QuantaMacros"], path: "Sources/LanguageModelAPI"),
         // The local GGUF backend: LocalLanguageModel and SystemLanguageModel, the executor, prompt
         // rendering, chat and tool-call formats, constrained output, the decode loop.
         .target(
@@ -86,6 +89,7 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
         .testTarget(
             name: "EngineTests",
             dependencies: ["Engine", "GGUF", "CKernels"],
@@ -122,8 +126,11 @@ let package = Package(
             exclude: ["Tools/Fixtures", "Guided/MacroSchemaFixtures"]
         ),
         .testTarget(name: "CLITests", dependencies: ["GGUF"], path: "Tests/CLITests"),
-        // Drives the macro plugin executable through the compiler's protocol (golden expansions, fuzz).
-        .testTarget(name: "QuantaMacrosTests", dependencies: ["QuantaMacros"], path: "Tests/QuantaMacrosTests", exclude: ["Golden"]),
+        // Drives the macro plugin executable through the compiler's protocol (golden expansions,
+        // fuzz). It runs the plugin built for `Quanta` from .build and must not depend on the
+        // macro target: a test target that does makes SwiftPM build every target twice, once
+        // for the host as a tool (2x the clean build's CPU time).
+        .testTarget(name: "QuantaMacrosTests", path: "Tests/QuantaMacrosTests", exclude: ["Golden"]),
         // An FM27 app file that must compile unchanged but for its import.
         .testTarget(name: "FM27CompatTests", dependencies: ["Quanta"], path: "Tests/FM27CompatTests", exclude: ["SchemaFixtures"]),
     ]

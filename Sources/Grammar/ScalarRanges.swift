@@ -1,4 +1,5 @@
 // Sets of Unicode scalar values as sorted, disjoint, non-adjacent ranges: what one regex step matches.
+import JSON
 
 /// A set of Unicode scalar values (surrogates never included).
 struct ScalarRanges: Sendable, Hashable {
@@ -85,19 +86,8 @@ struct ScalarRanges: Sendable, Hashable {
 
 /// The bytes that spell `scalar` inside a JSON string, using the shortest escape where one is needed.
 func jsonStringBytes(of scalar: UInt32) -> [UInt8] {
-    switch scalar {
-    case 0x22: return [0x5C, 0x22]
-    case 0x5C: return [0x5C, 0x5C]
-    case 0x08: return [0x5C, UInt8(ascii: "b")]
-    case 0x0C: return [0x5C, UInt8(ascii: "f")]
-    case 0x0A: return [0x5C, UInt8(ascii: "n")]
-    case 0x0D: return [0x5C, UInt8(ascii: "r")]
-    case 0x09: return [0x5C, UInt8(ascii: "t")]
-    case 0..<0x20:
-        let hex = Array("0123456789abcdef".utf8)
-        return [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(scalar >> 4)], hex[Int(scalar & 0xF)]]
-    default: return utf8Bytes(of: scalar)
-    }
+    if let scalar = Unicode.Scalar(scalar), let escaped = JSONString.escape(scalar) { return Array(escaped.utf8) }
+    return utf8Bytes(of: scalar)
 }
 
 /// UTF-8 encoding of a scalar value.

@@ -1,4 +1,4 @@
-import Templates
+import JSON
 
 /// Writes `GeneratedContent` as compact JSON: no insignificant whitespace, properties in their
 /// recorded order, only the escapes JSON requires (quote, backslash, control characters).
@@ -18,7 +18,7 @@ enum JSONWriter {
         case .number(let value):
             output += number(value)
         case .string(let value):
-            jsonWriteString(value, into: &output)
+            JSONString.write(value, into: &output)
         case .array(let elements):
             output += "["
             for (index, element) in elements.enumerated() {
@@ -30,7 +30,7 @@ enum JSONWriter {
             output += "{"
             for (index, key) in keysInOrder(properties, orderedKeys).enumerated() {
                 if index > 0 { output += "," }
-                jsonWriteString(key, into: &output)
+                JSONString.write(key, into: &output)
                 output += ":"
                 write(properties[key]!, into: &output)
             }
