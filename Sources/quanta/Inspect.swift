@@ -3,7 +3,7 @@ import GGUF
 private let jsonOption = OptionSpec(["--json"], "print JSON instead of text")
 
 let inspectSpec = CommandSpec(name: "inspect",
-                              summary: "Metadata, hyper-parameters, the tensor table and totals of a GGUF file.",
+                              summary: "File type, metadata, hyper-parameters, the tensor table and totals of a GGUF file.",
                               options: [jsonOption], positionals: ["PATH"])
 
 /// `quanta inspect PATH [--json]`: header, hyper-parameters, all metadata (long arrays
@@ -78,6 +78,12 @@ func quoted(_ s: String) -> String {
     return out + "\""
 }
 
+/// `general.file_type` by llama.cpp's name (`Q4_K_M`), or its number when llama.cpp has no name.
+private func fileType(_ file: GGUFFile) -> String? {
+    guard let value = file.metadata["general.file_type"]?.intValue else { return nil }
+    return fileTypeName(value) ?? "\(value)"
+}
+
 private func hyperParameters(_ file: GGUFFile) -> [(String, String)] {
     guard let arch = file.architecture else { return [] }
     let keys = ["context_length", "embedding_length", "block_count", "feed_forward_length",
@@ -92,9 +98,13 @@ private func inspectText(_ file: GGUFFile, path: String) -> String {
     out += "gguf version: \(file.version), alignment: \(file.alignment), data offset: \(file.dataOffset)\n"
     out += "architecture: \(file.architecture ?? "(none)")\n"
     if let name = try? file.string("general.name") { out += "name: \(name)\n" }
+    if let type = fileType(file) { out += "file type: \(type)\n" }
     for (k, v) in hyperParameters(file) { out += "  \(k): \(v)\n" }
     out += "\nmetadata (\(file.metadataKeys.count) keys):\n"
-    for key in file.metadataKeys { out += "  \(key) = \(render(file.metadata[key]!))\n" }
+    for key in file.metadataKeys {
+        let name = key == "general.file_type" ? file.metadata[key]?.intValue.flatMap(fileTypeName).map { " (\($0))" } ?? "" : ""
+        out += "  \(key) = \(render(file.metadata[key]!))\(name)\n"
+    }
     out += "\ntensors (\(file.tensors.count)):\n"
     let nameWidth = min(48, file.tensors.map(\.name.count).max() ?? 4)
     out += "  " + pad("name", nameWidth) + "  " + pad("type", 6) + "  " + pad("shape", 20) + "  " + pad("offset", 12) + "  bytes\n"
@@ -139,7 +149,8 @@ private func inspectJSON(_ file: GGUFFile, path: String) -> String {
         "{\"name\": \(quoted(t.name)), \"type\": \"\(t.type)\", \"shape\": \(t.shape), \"offset\": \(t.offset), \"bytes\": \(t.byteCount)}"
     }.joined(separator: ", ")
     return "{\"file\": \(quoted(path)), \"version\": \(file.version), \"alignment\": \(file.alignment), "
-        + "\"architecture\": \(file.architecture.map(quoted) ?? "null"), \"metadata\": {\(metadata)}, "
+        + "\"architecture\": \(file.architecture.map(quoted) ?? "null"), \"file_type\": \(fileType(file).map(quoted) ?? "null"), "
+        + "\"metadata\": {\(metadata)}, "
         + "\"tensors\": [\(tensors)], \"tensor_count\": \(file.tensors.count), \"parameters\": \(totals.parameters), "
         + "\"bytes\": \(totals.bytes), \"bits_per_weight\": \(totals.bitsPerWeight)}"
 }

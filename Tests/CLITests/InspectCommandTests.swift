@@ -47,6 +47,18 @@ let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(se
         #expect(text.status == 0 && text.stdout.contains("architecture: \(arch)") && text.stdout.contains("totals: \(tensors) tensors"))
     }
 
+    /// The file type by llama.cpp's name, not GGUF's enum value.
+    @Test(arguments: [("SmolLM2-135M-Instruct.Q4_1.gguf", "Q4_1", 3), ("gemma-3-270m-q4_k_m.gguf", "Q4_K_M", 15)])
+    func namesTheFileType(_ file: String, _ name: String, _ value: Int) throws {
+        let text = try runQuanta(["inspect", "\(repositoryRoot)/Models/\(file)"])
+        #expect(text.stdout.contains("\nfile type: \(name)\n"), "\(text.stdout.prefix(400))")
+        #expect(text.stdout.contains("general.file_type = \(value) (\(name))\n"))
+        let json = try JSONSerialization.jsonObject(with: Data(try runQuanta(["inspect", "\(repositoryRoot)/Models/\(file)", "--json"]).stdout.utf8))
+            as? [String: Any]
+        #expect(json?["file_type"] as? String == name)
+        #expect((json?["metadata"] as? [String: Any])?["general.file_type"] as? Int == value)
+    }
+
     @Test func badFilesGetOneLineErrors() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quanta-inspect-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
