@@ -84,7 +84,10 @@ fuzz: models fuzz-macros
 	  -emit-library -static -o $(FUZZ_DIR)/modules/libGGUF.a Sources/GGUF/*.swift
 	$(SWIFTC) $(FUZZ_FLAGS) -I $(FUZZ_DIR)/modules -L $(FUZZ_DIR)/modules -lGGUF -module-name FuzzTokenizers \
 	  Sources/Tokenizers/*.swift Fuzz/Tokenizers.swift -o $(FUZZ_DIR)/tokenizers
-	$(SWIFTC) $(FUZZ_FLAGS) -module-name FuzzCLI Sources/quanta/CommandSpec.swift Fuzz/CLIArguments.swift -o $(FUZZ_DIR)/cli
+	$(SWIFTC) $(FUZZ_FLAGS) -module-name CommandLineSpec -emit-module -emit-module-path $(FUZZ_DIR)/modules/CommandLineSpec.swiftmodule \
+	  -emit-library -static -o $(FUZZ_DIR)/modules/libCommandLineSpec.a Sources/CommandLineSpec/*.swift
+	$(SWIFTC) $(FUZZ_FLAGS) -I $(FUZZ_DIR)/modules -L $(FUZZ_DIR)/modules -lCommandLineSpec -module-name FuzzCLI \
+	  Sources/quanta/CommonOptions.swift Fuzz/CLIArguments.swift -o $(FUZZ_DIR)/cli
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
 	  echo "fuzz $$t: $(FUZZ_SECONDS) s"; \

@@ -67,6 +67,9 @@ let package = Package(
         .target(name: "Evaluation", dependencies: ["LocalModels", "Architectures", "Engine"], path: "Sources/Evaluation"),
 
         // MARK: - Executables
+        // The argument grammar `quanta` and `bench` share: option specs, one parser, usage text,
+        // one-line errors with "did you mean".
+        .target(name: "CommandLineSpec", path: "Sources/CommandLineSpec"),
         // libedit (Debian's libedit-dev) for `quanta chat`'s line editing and history.
         .systemLibrary(
             name: "CLineEdit",
@@ -76,12 +79,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "quanta",
-            dependencies: ["GGUF", "Tokenizers", "Templates", "Quanta", "Evaluation", "CLineEdit"],
+            dependencies: ["CommandLineSpec", "GGUF", "Tokenizers", "Templates", "Quanta", "Evaluation", "CLineEdit"],
             path: "Sources/quanta"
         ),
         .executableTarget(
             name: "bench",
-            dependencies: ["GGUF", "Engine", "Architectures", "CKernels", "Tokenizers", "Grammar"],
+            dependencies: ["CommandLineSpec", "GGUF", "Engine", "Architectures", "CKernels", "Tokenizers", "Grammar"],
             path: "Benchmarks/bench"
         ),
         // An FM27 app as Apple's documentation writes one, with a driver that checks its answers.

@@ -1,16 +1,21 @@
+import CommandLineSpec
 import Engine
 import GGUF
+
+private let modelOption = OptionSpec(["-m", "--model"], value: "PATH", "the GGUF model (default \(defaultModelPath))")
+
+let dequantBenchSpec = CommandSpec(
+    program: "bench", name: "dequant",
+    summary: "GGUF parse time and the reference dequantizers' throughput on a model's own tensors (median of 5 after a warm-up).",
+    options: [modelOption])
 
 /// `bench dequant [--model PATH]`: GGUF parse time and the reference dequantizers' throughput
 /// on the model's own tensors (median of 5 after a warm-up).
 func runDequantBench(_ args: [String]) -> Int32 {
-    var modelPath = defaultModelPath
-    var args = args
-    while !args.isEmpty {
-        let a = args.removeFirst()
-        guard a == "--model", !args.isEmpty else { printError("usage: bench dequant [--model PATH]\n"); return 2 }
-        modelPath = args.removeFirst()
-    }
+    withArguments(dequantBenchSpec, args) { args in runDequantBench(modelPath: args.string(modelOption) ?? defaultModelPath) }
+}
+
+private func runDequantBench(modelPath: String) -> Int32 {
     var loadTimes: [Double] = []
     var file: GGUFFile?
     for _ in 0..<6 {

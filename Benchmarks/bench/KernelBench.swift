@@ -1,5 +1,5 @@
 // `swift run -c release bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,...]
-//                                     [--paths avx2,...] [--all] [--quick]`
+//                                     [--paths avx2,...] [--all] [--quick] [--cold]`
 //
 // Kernel microbenchmarks on the real models' matmul shapes. Every number that a case is compared
 // with is measured in the same run: the int8 multiply-accumulate peak (register-only loop with
@@ -14,6 +14,7 @@
 import Glibc
 #endif
 import CKernels
+import CommandLineSpec
 import Engine
 
 struct KernelShape {
@@ -79,34 +80,50 @@ func benchWeights(_ format: WeightFormat, n: Int, k: Int) -> WeightMatrix {
     return try! blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
 }
 
+private let jsonOption = OptionSpec(["--json"], "one JSON object per row instead of the table")
+private let allOption = OptionSpec(["--all"], "every format whose block fits each shape, not only the model's own")
+private let quickOption = OptionSpec(["--quick"], "only the smaller shapes")
+private let coldOption = OptionSpec(["--cold"], "decode (m = 1) reads rotating copies of the weights, so they come from DRAM")
+private let threadsOption = OptionSpec(["--threads"], value: "N[,N...]", "thread counts (default 1,2)")
+private let rowsOption = OptionSpec(["--m"], value: "M[,M...]", "activation rows: 1 = a decode step, 512 = a prefill batch (default 1,512)")
+private let formatsOption = OptionSpec(["--formats"], value: "F[,F...]", "only these weight formats (q4_0, q4_1, q5_0, q8_0, q4_K, q6_K, f16, mx...)")
+private let pathsOption = OptionSpec(["--paths"], value: "P[,P...]",
+                                     "kernel paths: \(KernelPath.allCases.map(\.description).joined(separator: ", ")) (default: the best this CPU has)")
+
+let kernelBenchSpec = CommandSpec(
+    program: "bench", name: "kernels",
+    summary: "Matmul kernels on the models' shapes, against the int8 MAC peak, a streaming read and OpenBLAS sgemm.",
+    options: [jsonOption, threadsOption, rowsOption, formatsOption, pathsOption, allOption, quickOption, coldOption],
+    notes: """
+    Every number a case is compared with is measured in the same run. Timings are medians after a warm-up; a matmul's
+    time includes quantizing its activations. A path this CPU lacks is skipped with a note.
+    """)
+
 /// The `kernels` suite; returns the process exit code.
 func runKernelBench(_ arguments: [String]) -> Int32 {
-    var json = false, all = false, quick = false, cold = false
-    var threadCounts = [1, 2], ms = [1, 512]
-    var formatFilter: Set<String>? = nil
-    var paths: [KernelPath] = [KernelPath.best]
-    var args = arguments
-    func list(_ s: String) -> [String] { s.split(separator: ",").map(String.init) }
-    while !args.isEmpty {
-        let a = args.removeFirst()
-        switch a {
-        case "--json": json = true
-        case "--all": all = true
-        case "--quick": quick = true
-        case "--cold": cold = true
-        case "--threads" where !args.isEmpty: threadCounts = list(args.removeFirst()).compactMap { Int($0) }
-        case "--m" where !args.isEmpty: ms = list(args.removeFirst()).compactMap { Int($0) }
-        case "--formats" where !args.isEmpty: formatFilter = Set(list(args.removeFirst()))
-        case "--paths" where !args.isEmpty:
+    withArguments(kernelBenchSpec, arguments) { (args) throws(UsageError) -> Int32 in
+        var paths = [KernelPath.best]
+        if let text = args.string(pathsOption) {
+            paths = []
+            for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let path = KernelPath.allCases.first(where: { $0.description == name }) else {
+                    throw UsageError("--paths: unknown path '\(name)' (\(KernelPath.allCases.map(\.description).joined(separator: ", ")))")
+                }
+                paths.append(path)
+            }
             // A path this CPU lacks would run lowered under its name: skipped, with a note.
-            paths = list(args.removeFirst()).compactMap { p in KernelPath.allCases.first { $0.description == p } }
             for p in paths where !p.isSupported { printError("bench kernels: \(p) is not supported on this CPU; skipped\n") }
             paths = paths.filter(\.isSupported)
-        default:
-            printError("usage: bench kernels [--json] [--threads 1,2] [--m 1,512] [--formats q4_1,q8_0,...] [--paths ref,avx2,avx512,amx,avx512-emu,amx-emu] [--all] [--quick] [--cold]\n")
-            return 2
         }
+        return runKernelBench(json: args.has(jsonOption), all: args.has(allOption), quick: args.has(quickOption), cold: args.has(coldOption),
+                              threadCounts: try args.ints(threadsOption, default: [1, 2], range: 1...4096),
+                              ms: try args.ints(rowsOption, default: [1, 512], range: 1...65536),
+                              formatFilter: args.string(formatsOption).map { Set($0.split(separator: ",").map(String.init)) }, paths: paths)
     }
+}
+
+private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, threadCounts: [Int], ms: [Int],
+                            formatFilter: Set<String>?, paths: [KernelPath]) -> Int32 {
     let mx: [WeightFormat] = [.mxint8, .mxfp4, .mxfp8_e4m3]
     var shapes = [
         KernelShape(model: "smollm2", name: "attn_q/o", n: 576, k: 576, formats: [.q4_1]),

@@ -2,102 +2,101 @@
 import Glibc
 #endif
 import Architectures
+import CommandLineSpec
 import Engine
 import GGUF
 import Grammar
 
 let defaultModelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
-let modelBenchUsage = """
-usage: bench [--model PATH]... [-p N[,N]] [-n N[,N]] [-r N] [--threads N[,N]] [--depth N[,N]]
-             [--weights native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4]
-             [--kv f16|q8_0|mxfp8_e4m3[,...]] [--schema] [--json] [--compare-llama-cpp]
+private let modelOption = OptionSpec(["-m", "--model"], value: "PATH", "a GGUF model; repeat for several (default \(defaultModelPath))",
+                                     repeats: true)
+private let promptOption = OptionSpec(["-p", "--n-prompt"], value: "N[,N...]", "prefill sizes, a ppN test each (default 512; 0 = none)")
+private let generationOption = OptionSpec(["-n", "--n-gen"], value: "N[,N...]", "generation lengths, a tgN test each (default 128; 0 = none)")
+private let repetitionsOption = OptionSpec(["-r", "--repetitions"], value: "N", "timed runs of each test after its warm-up (default 5)")
+private let threadsOption = OptionSpec(["-t", "--threads"], value: "N[,N...]", "thread counts, every test at each (default: every online core)")
+private let depthOption = OptionSpec(["-d", "--depth"], value: "N[,N...]", "tokens cached before each test, every test at each (default 0)")
+private let weightsOption = OptionSpec(["--weights"], value: "FORMAT", "native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4 (default native)")
+private let kvOption = OptionSpec(["--kv"], value: "TYPE[,TYPE...]", "K/V cache formats f16|q8_0|mxfp8_e4m3, every test with each (default f16)")
+private let schemaOption = OptionSpec(["--schema"], "add tgN+schema beside each tgN (guided generation)")
+private let jsonOption = OptionSpec(["--json"], "one JSON object per row instead of the table")
+private let compareOption = OptionSpec(["--compare-llama-cpp"], "run llama-bench on the same tests, interleaved with ours")
 
-llama-bench's tests: ppN prefills N tokens into an empty cache (one batch, logits of the last
-row), tgN generates N tokens one at a time (logits every step). Each test runs once to warm up,
-then -r times; tok/s is reported as mean ± stddev. --depth fills the cache with N tokens first;
-a list runs every test at each depth (its own rows, named "@ dN" when N > 0). --kv picks the
-K/V cache format (default f16); a list runs every test with each format in turn, one row per
-format (named "kv q8_0"...), and ends with each format's tok/s over the first one's, test by test.
---schema adds tgN+schema beside each tgN: the same decode with every step masked by a JSON
-schema's token mask (guided generation), and prints the masking time per token and its share.
---compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and
-tests, interleaved with ours, with flash attention on and, for --kv q8_0, its q8_0 K and V cache
-(-fa 1 -ctk q8_0 -ctv q8_0; llama.cpp has no MXFP8 cache, so --kv mxfp8_e4m3 compares with its
-f16), and prints the ratio. tgN rows give the decode roofline: the tokens/s of streaming the
-weights plus the K/V bytes attention reads per token at the streaming read rate measured right
-after the row's runs, and the share of it reached. Peak RSS is ours, a running maximum over the
-whole run (bench one model per run to see a model's alone), and with --compare-llama-cpp the
-largest peak of the model's llama-bench processes.
-"""
+let modelBenchSpec = CommandSpec(
+    program: "bench", name: "",
+    summary: "Model throughput with llama-bench's pp/tg tests. Other suites: bench kernels|tokenizer|dequant, each with --help.",
+    options: [modelOption, promptOption, generationOption, repetitionsOption, threadsOption, depthOption, weightsOption, kvOption,
+              schemaOption, jsonOption, compareOption] + IgnoredBenchOptions.all,
+    notes: """
+    ppN prefills N tokens into an empty cache (one batch, logits of the last row), tgN generates N tokens one at a
+    time (logits every step). Each test runs once to warm up, then -r times; tok/s is reported as mean ± stddev.
+    --depth fills the cache with N tokens first; a list runs every test at each depth (its own rows, named "@ dN"
+    when N > 0). A --kv list runs every test with each format in turn, one row per format (named "kv q8_0"...), and
+    ends with each format's tok/s over the first one's, test by test. --schema masks every step of tgN+schema with a
+    JSON schema's token mask and prints the masking time per token and its share.
+    --compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and tests,
+    interleaved with ours, with flash attention on and, for --kv q8_0, its q8_0 K and V cache (-fa 1 -ctk q8_0
+    -ctv q8_0; llama.cpp has no MXFP8 cache, so --kv mxfp8_e4m3 compares with its f16), and prints the ratio.
+    tgN rows give the decode roofline: the tokens/s of streaming the weights plus the K/V bytes attention reads per
+    token at the streaming read rate measured right after the row's runs, and the share of it reached. Peak RSS is
+    ours, a running maximum over the whole run (bench one model per run to see a model's alone), and with
+    --compare-llama-cpp the largest peak of the model's llama-bench processes.
+    """)
 
-struct ModelBenchOptions {
-    var models: [String] = []
-    var prompts = [512]
-    var generations = [128]
-    var repetitions = 5
-    /// Default: every online core, as llama-bench does.
-    var threads = [max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))]
-    /// Cached tokens before each test; every test runs at each depth in turn.
-    var depths = [0]
-    var json = false
-    var compare = false
-    var schema = false
-    var weights = WeightMode.native
-    /// K/V cache formats; every test runs with each in turn.
-    var kvs = [KVCacheFormat.f16]
-
-    init(_ args: [String]) throws(BenchError) {
-        var args = args[...]
-        func value(_ flag: String) throws(BenchError) -> String {
-            guard let v = args.popFirst() else { throw .usage("\(flag) needs a value") }
-            return v
-        }
-        func ints(_ flag: String) throws(BenchError) -> [Int] {
-            let text = try value(flag)
-            let list = text.split(separator: ",").compactMap { Int($0) }
-            guard !list.isEmpty, list.count == text.split(separator: ",").count, list.allSatisfy({ $0 >= 0 }) else {
-                throw .usage("\(flag): expected non-negative integers, got \(text)")
-            }
-            return list
-        }
-        while let a = args.popFirst() {
-            switch a {
-            case "--model", "-m": models.append(try value(a))
-            case "-p", "--n-prompt": prompts = try ints(a).filter { $0 > 0 }
-            case "-n", "--n-gen": generations = try ints(a).filter { $0 > 0 }
-            case "-r", "--repetitions":
-                repetitions = try ints(a)[0]
-                guard repetitions > 0 else { throw .usage("-r must be at least 1") }
-            case "-t", "--threads":
-                threads = try ints(a)
-                guard threads.allSatisfy({ $0 > 0 }) else { throw .usage("--threads must be at least 1") }
-            case "--depth", "-d": depths = try ints(a)
-            case "--json": json = true
-            case "--compare-llama-cpp": compare = true
-            case "--schema": schema = true
-            case "--weights":
-                let w = try value(a)
-                guard let mode = WeightMode(argument: w) else { throw .usage("--weights: unknown format \(w)") }
-                weights = mode
-            case "--kv":
-                kvs = []
-                for k in try value(a).split(separator: ",") {
-                    guard let format = KVCacheFormat(rawValue: String(k)) else { throw .usage("--kv: unknown format \(k)") }
-                    kvs.append(format)
-                }
-                guard !kvs.isEmpty else { throw .usage("--kv needs a format") }
-            case "-h", "--help": throw .help
-            default: throw .usage("unknown option \(a)")
-            }
-        }
-        if models.isEmpty { models = [defaultModelPath] }
-    }
+/// llama-bench options that change nothing here: accepted (lists, as llama-bench takes them)
+/// with a note.
+enum IgnoredBenchOptions {
+    static let all = [
+        OptionSpec.ignored(["-ngl", "--n-gpu-layers"], value: "N[,N...]", check: ValueCheck.integer.commaSeparated,
+                           "Quanta runs on the CPU; there are no GPU layers"),
+        OptionSpec.ignored(["-b", "--batch-size"], value: "N[,N...]", check: ValueCheck.integer.commaSeparated,
+                           "Quanta sizes its prefill batches itself"),
+        OptionSpec.ignored(["-fa", "--flash-attn"], value: "0|1", check: ValueCheck.onOffAuto.commaSeparated,
+                           "Quanta's attention is always fused (tiled, online softmax)"),
+    ]
 }
 
-enum BenchError: Error {
-    case usage(String)
-    case help
+struct ModelBenchOptions {
+    var models: [String]
+    var prompts: [Int]
+    var generations: [Int]
+    var repetitions: Int
+    var threads: [Int]
+    /// Cached tokens before each test; every test runs at each depth in turn.
+    var depths: [Int]
+    var json: Bool
+    var compare: Bool
+    var schema: Bool
+    var weights: WeightMode
+    /// K/V cache formats; every test runs with each in turn.
+    var kvs: [KVCacheFormat]
+
+    init(_ args: ParsedArguments) throws(UsageError) {
+        models = args.strings(modelOption)
+        if models.isEmpty { models = [defaultModelPath] }
+        prompts = try args.ints(promptOption, default: [512], range: 0...1_000_000).filter { $0 > 0 }
+        generations = try args.ints(generationOption, default: [128], range: 0...1_000_000).filter { $0 > 0 }
+        repetitions = try args.int(repetitionsOption, default: 5, range: 1...1_000_000)
+        // Default: every online core, as llama-bench does.
+        threads = try args.ints(threadsOption, default: [max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))], range: 1...4096)
+        depths = try args.ints(depthOption, default: [0], range: 0...100_000_000)
+        json = args.has(jsonOption)
+        compare = args.has(compareOption)
+        schema = args.has(schemaOption)
+        weights = .native
+        if let w = args.string(weightsOption) {
+            guard let mode = WeightMode(argument: w) else { throw UsageError("--weights: unknown format \(w)") }
+            weights = mode
+        }
+        kvs = [.f16]
+        if let text = args.string(kvOption) {
+            kvs = []
+            for k in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let format = KVCacheFormat(rawValue: String(k)) else { throw UsageError("--kv: unknown format '\(k)'") }
+                kvs.append(format)
+            }
+        }
+    }
 }
 
 /// One measured test: tok/s of every repetition.
@@ -109,12 +108,10 @@ struct Measurement {
 }
 
 func runModelBench(_ args: [String]) -> Int32 {
-    let options: ModelBenchOptions
-    do { options = try ModelBenchOptions(args) } catch {
-        if case let .usage(message) = error { printError("bench: \(message)\n\(modelBenchUsage)\n"); return 2 }
-        print(modelBenchUsage)
-        return 0
-    }
+    withArguments(modelBenchSpec, args) { (args) throws(UsageError) -> Int32 in runModelBench(try ModelBenchOptions(args)) }
+}
+
+func runModelBench(_ options: ModelBenchOptions) -> Int32 {
     let llamaBench = options.compare ? LlamaBench.locate() : nil
     if options.compare && llamaBench == nil {
         printError("bench: --compare-llama-cpp: llama-bench not found on PATH or in $LLAMA_BENCH; comparison unavailable\n")

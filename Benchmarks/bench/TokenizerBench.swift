@@ -1,26 +1,30 @@
 // `bench tokenizer [--model PATH]... [--mb N]`: tokenizer build time from a parsed GGUF and
 // encode throughput on ~1 MB of mixed text, per model, next to llama.cpp's `llama-tokenize`
 // when it is on PATH or `LLAMA_TOKENIZE` points to it (its ids are also compared with ours).
+import CommandLineSpec
 import Foundation
 import GGUF
 import Tokenizers
 
+private let defaultTokenizerModels = ["Models/SmolLM2-135M-Instruct.Q4_1.gguf", "Models/gemma-3-270m-q4_k_m.gguf"]
+private let modelOption = OptionSpec(["-m", "--model"], value: "PATH",
+                                     "a GGUF model; repeat for several (default \(defaultTokenizerModels.joined(separator: " and ")))", repeats: true)
+private let megabytesOption = OptionSpec(["--mb"], value: "N", "megabytes of text to encode (default 1)")
+
+let tokenizerBenchSpec = CommandSpec(
+    program: "bench", name: "tokenizer",
+    summary: "Tokenizer build time and encode MB/s per model, beside llama-tokenize's when it is on PATH or in $LLAMA_TOKENIZE.",
+    options: [modelOption, megabytesOption])
+
 func runTokenizerBench(_ arguments: [String]) -> Int32 {
-    var models: [String] = []
-    var megabytes = 1.0
-    var args = arguments[...]
-    while let a = args.popFirst() {
-        switch a {
-        case "--model": if let m = args.popFirst() { models.append(m) }
-        case "--mb": megabytes = Double(args.popFirst() ?? "") ?? 1
-        default:
-            printError("usage: bench tokenizer [--model PATH]... [--mb N]\n")
-            return 2
-        }
+    withArguments(tokenizerBenchSpec, arguments) { (args) throws(UsageError) -> Int32 in
+        let models = args.strings(modelOption)
+        return runTokenizerBench(models: models.isEmpty ? defaultTokenizerModels : models,
+                                 megabytes: try args.double(megabytesOption, default: 1, range: 0.001...1000))
     }
-    if models.isEmpty {
-        models = ["Models/SmolLM2-135M-Instruct.Q4_1.gguf", "Models/gemma-3-270m-q4_k_m.gguf"]
-    }
+}
+
+private func runTokenizerBench(models: [String], megabytes: Double) -> Int32 {
     let text = mixedBenchmarkText(bytes: Int(megabytes * 1_000_000))
     let llama = llamaTokenizePath()
     print("text: \(text.utf8.count) bytes of mixed prose/code/numbers/CJK/emoji; plain mode (no BOS, no special parsing)")

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandLineSpec
 import Quanta
 
 private let idsOption = OptionSpec(["--ids"], "print {\"prompt_ids\": [...], \"generated_ids\": [...]} instead of text")

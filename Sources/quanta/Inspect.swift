@@ -1,3 +1,4 @@
+import CommandLineSpec
 import GGUF
 
 private let jsonOption = OptionSpec(["--json"], "print JSON instead of text")

@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import CommandLineSpec
 import Evaluation
+import Foundation
 import Quanta
 
 /// What every model-running command (`generate`, `chat`, `perplexity`) reads from its options
@@ -41,7 +42,7 @@ struct ModelSetup {
         }
         guard requested <= model.trainedContextSize else {
             throw UsageError("-c \(requested) is more than the model's trained context of \(model.trainedContextSize) tokens",
-                             showsUsage: false)
+                             isArgumentError: false)
         }
         loadSeconds = monotonicSeconds() - t0
     }
@@ -82,9 +83,9 @@ func parse(_ spec: CommandSpec, _ argv: [String]) throws(UsageError) -> ParsedAr
     return args
 }
 
-/// Reports a failed command: one line, plus the usage block for argument mistakes.
+/// Reports a failed command in one line; an argument mistake points to the command's `--help`.
 func fail(_ error: UsageError, _ spec: CommandSpec) -> Int32 {
-    fail(error.showsUsage ? "\(error.message)\n\(spec.usage)" : error.message)
+    fail(error.line(for: spec))
 }
 
 func monotonicSeconds() -> Double {

@@ -1,4 +1,5 @@
 // The `quanta` command line: one subcommand per job; each lives in its own file.
+import CommandLineSpec
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -32,6 +33,7 @@ case "-h", "--help", "help":
 case "--version", "-v", "version":
     print("quanta \(quantaVersion)")
 default:
-    printError("quanta: error: unknown command \(command)\n\(usage)")
+    let hint = closestMatch(to: command, among: commands.map(\.name) + ["help", "version"]).map { "; did you mean '\($0)'?" } ?? ""
+    printError("quanta: error: unknown command '\(command)'\(hint) (see quanta --help)\n")
     exit(2)
 }

@@ -1,14 +1,14 @@
 import Foundation
 import Testing
 
-/// Runs the release `quanta` executable that `make test` builds alongside the tests. After
-/// `interruptAfter` seconds it gets SIGINT; after `timeout` seconds it is killed (a hang fails the
-/// test instead of stalling the suite).
+/// Runs the release `quanta` executable (or `program`, such as `bench`) that `make test` builds
+/// alongside the tests. After `interruptAfter` seconds it gets SIGINT; after `timeout` seconds it
+/// is killed (a hang fails the test instead of stalling the suite).
 func runQuanta(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-               interruptAfter: Double? = nil, timeout: Double = 300) throws
+               interruptAfter: Double? = nil, timeout: Double = 300, program: String = "quanta") throws
     -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "\(repositoryRoot)/.build/release/quanta")
+    process.executableURL = URL(fileURLWithPath: "\(repositoryRoot)/.build/release/\(program)")
     process.arguments = arguments
     if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe(), input = Pipe()

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// The command line as people with llama.cpp habits type it, for `quanta` and `bench` (one
+/// grammar, Sources/CommandLineSpec): misspellings get "did you mean", and an argument error is
+/// one line that points to `--help`.
+@Suite struct ArgumentTests {
+    let smollm = "\(repositoryRoot)/Models/SmolLM2-135M-Instruct.Q4_1.gguf"
+
+    private func expectArgumentError(_ r: (status: Int32, stdout: String, stderr: String), _ line: String, status: Int32 = 1,
+                                     sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(r.status == status, "\(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr == line + "\n", sourceLocation: sourceLocation)
+        #expect(r.stdout.isEmpty, sourceLocation: sourceLocation)
+    }
+
+    @Test func misspellingsGetDidYouMean() throws {
+        expectArgumentError(try runQuanta(["generate", "-m", smollm, "-p", "hi", "--tmep", "0.5"]),
+                            "quanta: error: unknown option '--tmep'; did you mean '--temp'? (see quanta generate --help)")
+        expectArgumentError(try runQuanta(["generate", "-m", smollm, "-p", "hi", "--temperature", "0.5"]),
+                            "quanta: error: unknown option '--temperature'; did you mean '--temp'? (see quanta generate --help)")
+        expectArgumentError(try runQuanta(["chat", "-m", smollm, "--n-predcit", "4"]),
+                            "quanta: error: unknown option '--n-predcit'; did you mean '--n-predict'? (see quanta chat --help)")
+        expectArgumentError(try runQuanta(["generat", "-m", smollm]),
+                            "quanta: error: unknown command 'generat'; did you mean 'generate'? (see quanta --help)", status: 2)
+        expectArgumentError(try runQuanta(["chta"]), "quanta: error: unknown command 'chta'; did you mean 'chat'? (see quanta --help)", status: 2)
+        // Nothing near: no guess.
+        expectArgumentError(try runQuanta(["inspect", smollm, "--bogus"]), "quanta: error: unknown option '--bogus' (see quanta inspect --help)")
+        expectArgumentError(try runQuanta(["frobnicate"]), "quanta: error: unknown command 'frobnicate' (see quanta --help)", status: 2)
+        // llama.cpp's `_` for `-` in long options is no misspelling.
+        #expect(try runQuanta(["generate", "-m", smollm, "-p", "hi", "-n", "1", "--top_k", "5", "--repeat_penalty", "1.1"]).status == 0)
+    }
+
+    /// One line, never the whole usage.
+    @Test func argumentErrorsAreOneLine() throws {
+        let cases: [([String], String)] = [
+            (["generate", "-m", smollm, "-p"], "quanta: error: -p needs a value (TEXT) (see quanta generate --help)"),
+            (["generate", "-m", smollm, "-p", "Hello", "world"],
+             "quanta: error: unexpected argument 'world'; quote a value that contains spaces (see quanta generate --help)"),
+            (["generate", "-m", smollm, "-p", "hi", "-n", "0"], "quanta: error: -n must be -1 or at least 1 (see quanta generate --help)"),
+            (["generate", "-m", smollm], "quanta: error: a prompt is required: -p TEXT or -f FILE (see quanta generate --help)"),
+            (["perplexity", "-m", smollm], "quanta: error: -f FILE is required (see quanta perplexity --help)"),
+            (["inspect"], "quanta: error: missing PATH (see quanta inspect --help)"),
+            (["tokenize"], "quanta: error: -m/--model PATH is required (see quanta tokenize --help)"),
+            (["template", "--json"], "quanta: error: unknown option '--json' (see quanta template --help)"),
+        ]
+        for (args, line) in cases { expectArgumentError(try runQuanta(args), line) }
+    }
+
+    /// `bench` reads its options with the same grammar: help, one-line errors, "did you mean",
+    /// llama-bench's ignored options, for every suite; nothing here loads a model.
+    @Test func benchArguments() throws {
+        func bench(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            try runQuanta(args, timeout: 60, program: "bench")
+        }
+        let help = try bench(["--help"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("usage: bench [options]\n"), "\(help.stdout)")
+        #expect(help.stdout.contains("-p, --n-prompt N[,N...]") && help.stdout.contains("--compare-llama-cpp"))
+        for suite in ["kernels", "tokenizer", "dequant"] {
+            let r = try bench([suite, "-h"])
+            #expect(r.status == 0 && r.stdout.hasPrefix("usage: bench \(suite) [options]\n"), "\(r.stdout)")
+        }
+        expectArgumentError(try bench(["--bogus"]), "bench: error: unknown option '--bogus' (see bench --help)", status: 2)
+        expectArgumentError(try bench(["-r"]), "bench: error: -r needs a value (N) (see bench --help)", status: 2)
+        expectArgumentError(try bench(["-r", "0"]), "bench: error: -r must be an integer in 1...1000000, got 0 (see bench --help)", status: 2)
+        expectArgumentError(try bench(["-p", "128,x"]),
+                            "bench: error: -p takes integers in 0...1000000, comma-separated; got 128,x (see bench --help)", status: 2)
+        expectArgumentError(try bench(["--repetitons", "3"]),
+                            "bench: error: unknown option '--repetitons'; did you mean '--repetitions'? (see bench --help)", status: 2)
+        expectArgumentError(try bench(["-ngl", "x"]),
+                            "bench: error: -ngl takes a comma-separated list of integers, got 'x' (see bench --help)", status: 2)
+        expectArgumentError(try bench(["kernels", "--threads"]),
+                            "bench: error: --threads needs a value (N[,N...]) (see bench kernels --help)", status: 2)
+        expectArgumentError(try bench(["tokenizer", "--mb", "lots"]),
+                            "bench: error: --mb must be a number in 0.001...1000.0, got lots (see bench tokenizer --help)", status: 2)
+        expectArgumentError(try bench(["dequant", "--mdoel", "x"]),
+                            "bench: error: unknown option '--mdoel'; did you mean '--model'? (see bench dequant --help)", status: 2)
+        expectArgumentError(try bench(["kernals"]), "bench: error: unknown suite 'kernals'; did you mean 'kernels'? "
+                            + "(suites: kernels, tokenizer, dequant; none = model throughput; see bench --help)", status: 2)
+    }
+}
