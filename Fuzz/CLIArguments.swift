@@ -6,8 +6,8 @@
 import CommandLineSpec
 
 private let generate = CommandSpec(name: "generate", summary: "fuzz",
-                                   options: [CommonOptions.prompt, CommonOptions.promptFile, CommonOptions.predict]
-                                       + CommonOptions.modelRunning + CommonOptions.sampling
+                                   options: [CommonOptions.prompt, CommonOptions.promptFile, CommonOptions.predict(default: 64)]
+                                       + CommonOptions.modelRunning(contextSize: 4096) + CommonOptions.sampling(temperature: 0, seed: 0)
                                        + [OptionSpec(["--ids"], "ids")])
 private let inspect = CommandSpec(name: "inspect", summary: "fuzz", options: [OptionSpec(["--json"], "json")], positionals: ["PATH"])
 
@@ -18,10 +18,10 @@ public func fuzzArguments(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     do {
         if let args = try generate.parse(argv) {
             _ = args.string(CommonOptions.prompt)
-            if let n = try? args.int(CommonOptions.predict, default: 64, range: -1...1_000_000), !(-1...1_000_000).contains(n) {
+            if let n = try? args.int(CommonOptions.predict(default: 64), default: 64, range: -1...1_000_000), !(-1...1_000_000).contains(n) {
                 fatalError("-n \(n) outside its range")
             }
-            if let t = try? args.double(CommonOptions.temperature, default: 0, range: 0...100), !(0...100).contains(t) {
+            if let t = try? args.double(CommonOptions.temperature(default: 0), default: 0, range: 0...100), !(0...100).contains(t) {
                 fatalError("--temp \(t) outside its range")
             }
             if !args.positional.isEmpty { fatalError("positional arguments accepted: \(args.positional)") }

@@ -12,14 +12,14 @@ private let noContextShiftOption = OptionSpec(["--no-context-shift"], "when the 
 let chatSpec = CommandSpec(
     name: "chat",
     summary: "A multi-turn conversation through the library's LanguageModelSession, with line editing on a terminal.",
-    options: [CommonOptions.system, reasoningOption, CommonOptions.predict, noContextShiftOption]
-        + CommonOptions.modelRunning + CommonOptions.sampling,
+    options: [CommonOptions.system, reasoningOption, CommonOptions.predict(default: 512), noContextShiftOption]
+        + CommonOptions.modelRunning(contextSize: 4096) + CommonOptions.sampling(temperature: 0.8, seed: -1),
     notes: """
-        Defaults: -n 512, llama.cpp's sampling (--temp 0.8, --top-k 40, --top-p 0.95, --min-p 0.05, random seed), -c 4096.
-        Each reply streams to stdout, thinking to stderr, and a usage line follows on stderr. On a terminal: a banner,
-        line editing and history (libedit), \"\"\" for multi-line messages, /help for the commands (/clear, /set,
-        /save, /load, /bye). Piped input: one line per turn, no banner, no prompt. Ctrl-C ends the reply (in prefill
-        too) and keeps what was written. A full context drops the oldest turns. Exit 1 if every turn failed.
+        Sampling defaults are llama.cpp's. Each reply streams to stdout, thinking to stderr, and a usage line follows on
+        stderr. On a terminal: a banner, line editing and history (libedit), \"\"\" for multi-line messages, /help for the
+        commands (/clear, /set, /save, /load, /bye). Piped input: one line per turn, no banner, no prompt. Ctrl-C ends
+        the reply (in prefill too) and keeps what was written. A full context drops the oldest turns. Exit 1 if every
+        turn failed.
         """)
 
 /// `quanta chat`: a multi-turn conversation through the public `LanguageModelSession` API, like
@@ -36,7 +36,7 @@ func runChat(_ argv: [String]) async -> Int32 {
         // The model's sampling defaults carry top-k, top-p, min-p, the penalty and the seed; the
         // requests leave the sampling mode nil so they apply.
         var sampling = try samplingDefaults(args, temperature: 0.8)
-        sampling.seed = try seedOption(args)
+        sampling.seed = try seedOption(args, default: -1)
         settings = ChatSettings(sampling: sampling, maximumTokens: try predictCount(args, default: 512))
         settings.contextShift = !args.has(noContextShiftOption)
         contextOptions = ContextOptions(reasoningLevel: try reasoningLevel(args.string(reasoningOption)))

@@ -24,3 +24,9 @@ func readInputFile(_ path: String) throws(UsageError) -> [UInt8] {
     return data
 }
 
+/// A prompt file (`-f`) as llama.cpp reads one: the whole text with one trailing newline dropped.
+func readPromptFile(_ path: String) throws(UsageError) -> String {
+    var bytes = try readInputFile(path)
+    if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self)
+}

@@ -9,10 +9,10 @@ private let idsOption = OptionSpec(["--ids"], "print {\"prompt_ids\": [...], \"g
 let generateSpec = CommandSpec(
     name: "generate",
     summary: "Continue a prompt as raw text (no chat template), streaming it to stdout; a summary line goes to stderr.",
-    options: [CommonOptions.prompt, CommonOptions.promptFile, CommonOptions.predict]
-        + CommonOptions.modelRunning + CommonOptions.sampling
+    options: [CommonOptions.prompt, CommonOptions.promptFile, CommonOptions.predict(default: 64)]
+        + CommonOptions.modelRunning(contextSize: 4096) + CommonOptions.sampling(temperature: 0, seed: 0)
         + [idsOption],
-    notes: "Defaults: -n 64, --temp 0 (greedy), --seed 0, -c 4096. Ctrl-C stops at once (exit 130), in prefill too.")
+    notes: "Ctrl-C stops at once (exit 130), in prefill too.")
 
 /// `quanta generate`: `LocalLanguageModel.complete` on the command line. The prompt is
 /// tokenized with BOS and special-token parsing (as llama.cpp's completion does); generation
@@ -23,7 +23,7 @@ func runGenerate(_ argv: [String]) async -> Int32 {
         guard let args = try parse(generateSpec, argv) else { return 0 }
         switch (args.string(CommonOptions.prompt), args.string(CommonOptions.promptFile)) {
         case let (text?, nil): prompt = text
-        case let (nil, path?): prompt = String(decoding: try readInputFile(path), as: UTF8.self)
+        case let (nil, path?): prompt = try readPromptFile(path)
         case (nil, nil): throw UsageError("a prompt is required: -p TEXT or -f FILE")
         case (_?, _?): throw UsageError("give the prompt once: -p TEXT or -f FILE, not both")
         }

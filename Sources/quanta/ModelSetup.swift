@@ -14,7 +14,8 @@ struct ModelSetup {
 
     /// Loads the `-m` model with `-c`, `-t`, `--weights`, `-ctk`/`-ctv` and `sampling`. A `-c`
     /// above the model's trained length is an error for every command (never silently clamped);
-    /// without `-c` the window is min(`defaultContext`, trained length).
+    /// `-c 0` is the trained length, as in llama.cpp; without `-c` the window is
+    /// min(`defaultContext`, trained length).
     init(_ args: ParsedArguments, defaultContext: Int, sampling: LocalLanguageModel.SamplingDefaults = .init()) async throws(UsageError) {
         guard let path = args.string(CommonOptions.model) else { throw UsageError("-m/--model PATH is required") }
         var configuration = LocalLanguageModel.Configuration(sampling: sampling)
@@ -31,9 +32,10 @@ struct ModelSetup {
             configuration.kvCache = type
         }
         configuration.threads = try args.int(CommonOptions.threads, default: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), range: 1...256)
-        let requested = try args.int(CommonOptions.contextSize, default: 0, range: 0...Int.max)
-        // The library clamps the window to the trained length; the CLI refuses instead (below).
-        configuration.contextSize = requested > 0 ? requested : defaultContext
+        let requested = try args.int(CommonOptions.contextSize(default: defaultContext), default: defaultContext, range: 0...Int.max)
+        // The library clamps the window to the trained length, which makes `-c 0` the whole of
+        // it; a larger explicit `-c` is refused instead (below).
+        configuration.contextSize = requested == 0 ? Int.max : requested
         let t0 = monotonicSeconds()
         do {
             model = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: path), configuration: configuration)
@@ -53,7 +55,7 @@ struct ModelSetup {
 func samplingDefaults(_ args: ParsedArguments, temperature: Double) throws(UsageError) -> LocalLanguageModel.SamplingDefaults {
     let defaults = LocalLanguageModel.SamplingDefaults()
     return LocalLanguageModel.SamplingDefaults(
-        temperature: try args.double(CommonOptions.temperature, default: temperature, range: 0...100),
+        temperature: try args.double(CommonOptions.temperature(default: temperature), default: temperature, range: 0...100),
         topK: try args.int(CommonOptions.topK, default: defaults.topK, range: 0...1_000_000),
         topP: try args.double(CommonOptions.topP, default: defaults.topP, range: 0.000001...1),
         minP: try args.double(CommonOptions.minP, default: defaults.minP, range: 0...1),
@@ -61,15 +63,15 @@ func samplingDefaults(_ args: ParsedArguments, temperature: Double) throws(Usage
         repetitionWindow: try args.int(CommonOptions.repeatLastN, default: defaults.repetitionWindow, range: 0...1_000_000))
 }
 
-/// `-s/--seed`: -1 (the default) = random.
-func seedOption(_ args: ParsedArguments, default value: Int = -1) throws(UsageError) -> UInt64? {
-    let n = try args.int(CommonOptions.seed, default: value, range: -1...Int.max)
+/// `-s/--seed`: -1 = random.
+func seedOption(_ args: ParsedArguments, default value: Int) throws(UsageError) -> UInt64? {
+    let n = try args.int(CommonOptions.seed(default: value), default: value, range: -1...Int.max)
     return n < 0 ? nil : UInt64(n)
 }
 
 /// `-n/--n-predict`: -1 = until the context is full (nil).
 func predictCount(_ args: ParsedArguments, default value: Int) throws(UsageError) -> Int? {
-    let n = try args.int(CommonOptions.predict, default: value, range: -1...1_000_000_000)
+    let n = try args.int(CommonOptions.predict(default: value), default: value, range: -1...1_000_000_000)
     guard n != 0 else { throw UsageError("-n must be -1 or at least 1") }
     return n < 0 ? nil : n
 }

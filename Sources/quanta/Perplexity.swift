@@ -5,6 +5,7 @@ import CommandLineSpec
 import Evaluation
 import Quanta
 
+private let textFileOption = OptionSpec(["-f", "--file"], value: "PATH", "the text to score (one trailing newline dropped)")
 private let chunksOption = OptionSpec(["--chunks"], value: "N", "score at most N chunks (default: all)")
 private let baseOption = OptionSpec(["--kl-divergence-base"], value: "PATH",
                                     "log-probability file: written while scoring -f, or read with --kl-divergence")
@@ -13,9 +14,9 @@ private let divergenceOption = OptionSpec(["--kl-divergence"], "compare with the
 let perplexitySpec = CommandSpec(
     name: "perplexity",
     summary: "Perplexity of a text file with llama-perplexity's protocol (chunks of -c tokens, second halves scored).",
-    options: [CommonOptions.promptFile, chunksOption, baseOption, divergenceOption] + CommonOptions.modelRunning,
+    options: [textFileOption, chunksOption, baseOption, divergenceOption] + CommonOptions.modelRunning(contextSize: 512),
     notes: """
-    Defaults: -c 512. The file's one trailing newline is removed; the text is tokenized once with BOS, special-token text left as text.
+    The text is tokenized once with BOS, special-token text left as text.
     The log-probability file is llama-perplexity's --kl-divergence-base format: either tool reads the other's.
     """)
 
@@ -29,13 +30,11 @@ func runPerplexity(_ argv: [String]) async -> Int32 {
         chunks = args.string(chunksOption) == nil ? nil : try args.int(chunksOption, default: 1, range: 1...Int.max)
         if args.has(divergenceOption) {
             guard base != nil else { throw UsageError("--kl-divergence needs --kl-divergence-base PATH") }
-            guard args.string(CommonOptions.promptFile) == nil else { throw UsageError("--kl-divergence reads its tokens from the base file; drop -f") }
+            guard args.string(textFileOption) == nil else { throw UsageError("--kl-divergence reads its tokens from the base file; drop -f") }
             text = nil
         } else {
-            guard let path = args.string(CommonOptions.promptFile) else { throw UsageError("-f FILE is required") }
-            var bytes = try readInputFile(path)
-            if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-            text = String(decoding: bytes, as: UTF8.self)
+            guard let path = args.string(textFileOption) else { throw UsageError("-f FILE is required") }
+            text = try readPromptFile(path)
         }
         setup = try await ModelSetup(args, defaultContext: 512)
     } catch {

@@ -47,6 +47,36 @@ import Testing
         for (args, line) in cases { expectArgumentError(try runQuanta(args), line) }
     }
 
+    /// The seed's default is said once in each command's help, in the `-s` line, and is the
+    /// default the command uses (`generate`: 0, reproducible; `chat`: random).
+    @Test(arguments: [("generate", "default 0; -1 = random"), ("chat", "default -1 = random")])
+    func theSeedDefaultIsStatedOnce(_ command: String, _ text: String) throws {
+        let help = try runQuanta([command, "--help"])
+        #expect(help.status == 0)
+        let lines = help.stdout.split(separator: "\n").filter { $0.localizedCaseInsensitiveContains("seed") }
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.contains("-s, --seed N") == true && lines.first?.contains(text) == true, "\(lines)")
+    }
+
+    /// `-f FILE` drops one trailing newline, as llama.cpp does: the file "PROMPT\n" gives the
+    /// ids of "PROMPT"; a second newline stays.
+    @Test func aPromptFileLosesOneTrailingNewline() throws {
+        let files = try ScratchDirectory()
+        defer { files.remove() }
+        let prompt = "The best way to learn programming is"
+        try (prompt + "\n").write(toFile: files.path("one.txt"), atomically: true, encoding: .utf8)
+        try (prompt + "\n\n").write(toFile: files.path("two.txt"), atomically: true, encoding: .utf8)
+        func promptIDs(_ args: [String]) throws -> [Int] {
+            let r = try runQuanta(["generate", "-m", smollm, "-n", "1", "--ids", "-t", "2"] + args)
+            #expect(r.status == 0, "\(r.stderr)")
+            return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: [Int]])?["prompt_ids"] ?? []
+        }
+        let typed = try promptIDs(["-p", prompt])
+        #expect(typed == [504, 1450, 970, 288, 835, 6256, 314])
+        #expect(try promptIDs(["-f", files.path("one.txt")]) == typed)
+        #expect(try promptIDs(["-f", files.path("two.txt")]).count == typed.count + 1)
+    }
+
     /// `bench` reads its options with the same grammar: help, one-line errors, "did you mean",
     /// llama-bench's ignored options, for every suite; nothing here loads a model.
     @Test func benchArguments() throws {
