@@ -8,7 +8,8 @@ final class ChatConversation {
     private(set) var model: LocalLanguageModel
     private(set) var session: LanguageModelSession
     private(set) var settings: ChatSettings
-    private let system: String?
+    /// The system instructions `/clear` starts over with.
+    private(set) var system: String?
 
     init(model: LocalLanguageModel, system: String?, settings: ChatSettings) {
         self.model = model
@@ -44,6 +45,13 @@ final class ChatConversation {
         settings = changed
     }
 
+    /// `/set system TEXT`: the conversation goes on under new instructions (the KV cache is
+    /// computed again at the next turn, as the prompt's start changed).
+    func setSystem(_ text: String) {
+        system = text
+        session = LanguageModelSession(model: model, transcript: Self.instructed(session.transcript.history, text))
+    }
+
     /// `/save FILE`: the transcript as JSON. Returns the number of turns written.
     func save(to path: String) throws(ChatError) -> Int {
         let encoder = JSONEncoder()
@@ -68,6 +76,13 @@ final class ChatConversation {
         }
         session = LanguageModelSession(model: model, transcript: transcript)
         return Self.turns(in: transcript)
+    }
+
+    /// `history` after an instructions entry holding `system` (none when nil).
+    private static func instructed(_ history: ArraySlice<Transcript.Entry>, _ system: String?) -> Transcript {
+        guard let system else { return Transcript(entries: history) }
+        let instructions = Transcript.Instructions(segments: [.text(Transcript.TextSegment(content: system))], toolDefinitions: [])
+        return Transcript(entries: [.instructions(instructions)] + history)
     }
 
     /// Keeps an interrupted reply: the session drops a cancelled request, so its prompt and what

@@ -1,3 +1,4 @@
+import CommandLineSpec
 import Quanta
 
 /// The settings `/set` changes. The temperature and reply length go with each request; the other
@@ -61,7 +62,9 @@ struct ChatSettings: Equatable {
         case "context_shift":
             guard value == "on" || value == "off" else { throw ChatError("context_shift is on or off, got \(value)") }
             contextShift = value == "on"
-        default: throw ChatError("unknown setting \(name) (\(Self.names.joined(separator: ", ")))")
+        default:
+            let hint = closestMatch(to: name, among: Self.names + ["system"]).map { "; did you mean \($0)?" } ?? ""
+            throw ChatError("unknown setting \(name)\(hint) (\(Self.names.joined(separator: ", ")), or /set system TEXT)")
         }
     }
 }

@@ -7,9 +7,10 @@ import Quanta
 /// `[usage] input 57 (cached 41), output 12 (reasoning 0), 48.1 tok/s`
 /// where tok/s counts output tokens over the time from the end of prefill to the last token.
 /// Ctrl-C cancels the request (in prefill too); what was streamed until then is kept in the
-/// conversation and counted.
+/// conversation and counted. Returns whether Ctrl-C cut the reply.
+@discardableResult
 func chatTurn(_ conversation: ChatConversation, _ prompt: String, _ contextOptions: ContextOptions,
-              interrupts: Interrupts) async throws {
+              interrupts: Interrupts) async throws -> Bool {
     let session = conversation.session, options = conversation.settings.options
     let turn = ChatTurn()
     let outcome = await interrupts.run {
@@ -43,6 +44,7 @@ func chatTurn(_ conversation: ChatConversation, _ prompt: String, _ contextOptio
             ? "[the context is full (\(contextSize) tokens): the next message drops the oldest turns; /clear starts over]\n"
             : "[the context is full (\(contextSize) tokens): /clear starts over, or /set context_shift on]\n")
     }
+    return outcome == .interrupted
 }
 
 /// What one streamed reply has shown so far; filled by the turn's task, read after it ends.

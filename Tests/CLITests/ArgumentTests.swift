@@ -42,6 +42,7 @@ import Testing
             (["perplexity", "-m", smollm], "quanta: error: -f FILE is required (see quanta perplexity --help)"),
             (["inspect"], "quanta: error: missing PATH (see quanta inspect --help)"),
             (["tokenize"], "quanta: error: -m/--model PATH is required (see quanta tokenize --help)"),
+            (["chat", "-m", smollm, "-p", "a", "-f", "b"], "quanta: error: give the message once: -p TEXT or -f FILE, not both (see quanta chat --help)"),
             (["template", "--json"], "quanta: error: unknown option '--json' (see quanta template --help)"),
         ]
         for (args, line) in cases { expectArgumentError(try runQuanta(args), line) }
@@ -56,6 +57,16 @@ import Testing
         let lines = help.stdout.split(separator: "\n").filter { $0.localizedCaseInsensitiveContains("seed") }
         #expect(lines.count == 1, "\(lines)")
         #expect(lines.first?.contains("-s, --seed N") == true && lines.first?.contains(text) == true, "\(lines)")
+    }
+
+    /// `-c 0` is the model's trained context (SmolLM2: 8192), as in llama.cpp.
+    @Test func contextZeroIsTheTrainedLength() throws {
+        let zero = try runQuanta(["chat", "-m", smollm, "-c", "0"], stdin: "/show info\n")
+        #expect(zero.status == 0, "\(zero.stderr)")
+        #expect(zero.stderr.contains("context 8192 tokens (trained 8192)"), "\(zero.stderr)")
+        let standard = try runQuanta(["chat", "-m", smollm], stdin: "/show info\n")
+        #expect(standard.stderr.contains("context 4096 tokens (trained 8192)"), "\(standard.stderr)")
+        #expect(try runQuanta(["generate", "-m", smollm, "-c", "0", "-p", "hi", "-n", "1"]).status == 0)
     }
 
     /// `-f FILE` drops one trailing newline, as llama.cpp does: the file "PROMPT\n" gives the

@@ -45,4 +45,35 @@ import Testing
         #expect(r.stderr.components(separatedBy: "does not support reasoning").count == 3
             || r.stderr.components(separatedBy: "no think markers").count == 3, "\(r.stderr)")
     }
+
+    /// `-p` (or `-f`) answers once and exits: one reply, one usage line, stdin never read.
+    @Test func oneShotAnswersOnceAndExits() throws {
+        let r = try runQuanta(["chat", "-m", smollm, "-p", "What is the capital of France?", "-n", "12", "--temp", "0", "-t", "2"],
+                              stdin: "And of Spain?\nAnd of Italy?\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Paris"), "\(r.stdout)")
+        #expect(r.stderr.components(separatedBy: "[usage] ").count == 2, "\(r.stderr)")
+        let files = try ScratchDirectory()
+        defer { files.remove() }
+        try "What is the capital of France?\n".write(toFile: files.path("q.txt"), atomically: true, encoding: .utf8)
+        let fromFile = try runQuanta(["chat", "-m", smollm, "-f", files.path("q.txt"), "-n", "12", "--temp", "0", "-t", "2"], stdin: "")
+        #expect(fromFile.status == 0 && fromFile.stdout == r.stdout, "\(fromFile.stdout) vs \(r.stdout)")
+    }
+
+    /// `/set system TEXT` changes the instructions the conversation goes on under; `/show` shows
+    /// the model, the instructions and the settings, `/show PART` one of them.
+    @Test func setSystemAndShow() throws {
+        let files = try ScratchDirectory()
+        defer { files.remove() }
+        let r = try runQuanta(["chat", "-m", smollm, "-sys", "Be brief.", "-c", "512", "-t", "2"],
+                              stdin: "/show\n/set system Always   answer in French.\n/show system\n/save \(files.path("s.json"))\n/show sytem\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("model: \(smollm) · context 512 tokens (trained 8192) · 2 threads · weights native · KV cache f16\n"),
+                "\(r.stderr)")
+        #expect(r.stderr.contains("system: \"Be brief.\"\nparameters: temperature 0.8, top_k 40"), "\(r.stderr)")
+        #expect(r.stderr.contains("[system instructions set; the conversation goes on under them]\nsystem: \"Always   answer in French.\"\n"))
+        #expect(r.stderr.contains("quanta: error: /show sytem: unknown; did you mean 'system'?"), "\(r.stderr)")
+        let entries = try files.entries("s.json")
+        #expect(entries.first?.type == "instructions" && entries.first?.text == "Always   answer in French.", "\(entries)")
+    }
 }
