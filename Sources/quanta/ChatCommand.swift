@@ -82,7 +82,8 @@ enum ChatCommand: Equatable {
           /show               the model, the system instructions and the settings
           /show PART          one of them: info, system, parameters
           /save FILE          write the conversation to FILE (JSON transcript)
-          /load FILE          continue the conversation saved in FILE
+          /load FILE          continue a conversation from FILE: one /save wrote, or a JSON array of
+                              {"role", "content"} messages (what quanta template reads)
           /bye, /exit         quit (Ctrl-D too)
         A line \"\"\" starts a multi-line message; a line ending with \"\"\" ends it.
         Ctrl-C stops a reply (the part already written stays in the conversation) or drops the line being typed.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CommandLineSpec
 import Foundation
 import Quanta
@@ -52,30 +55,79 @@ final class ChatConversation {
         session = LanguageModelSession(model: model, transcript: Self.instructed(session.transcript.history, text))
     }
 
-    /// `/save FILE`: the transcript as JSON. Returns the number of turns written.
+    /// `/save FILE`: the transcript as JSON, written to a temporary file beside FILE and renamed
+    /// over it. Returns the number of turns written.
     func save(to path: String) throws(ChatError) -> Int {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        do {
-            try encoder.encode(session.transcript).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw ChatError("cannot save \(path): \(error.localizedDescription)")
+        let data: Data
+        do { data = try encoder.encode(session.transcript) } catch {
+            throw ChatError("cannot save \(path): the conversation does not encode as JSON (\(error))")
         }
+        let temporary = "\(path).\(getpid()).tmp"
+        func failure() -> ChatError {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            return ChatError("cannot save \(path): \(reason)")
+        }
+        guard let file = fopen(temporary, "wb") else { throw failure() }
+        let written = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        guard fclose(file) == 0, written == data.count else { throw failure() }
+        guard rename(temporary, path) == 0 else { throw failure() }
         return Self.turns(in: session.transcript)
     }
 
-    /// `/load FILE`: a session that continues the transcript saved in FILE. Returns its turns.
+    /// `/load FILE`: a session that continues the conversation in FILE, either a transcript
+    /// `/save` wrote or a JSON array of `{"role", "content"}` messages (`{"messages": [...]}`
+    /// too), as `quanta template` reads. Returns its turns.
     func load(from path: String) throws(ChatError) -> Int {
+        let data: Data
+        do { data = Data(try readInputFile(path)) } catch { throw ChatError(error.message) }
+        guard let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            throw ChatError("cannot load \(path): it is not JSON")
+        }
         let transcript: Transcript
-        do {
-            transcript = try JSONDecoder().decode(Transcript.self, from: Data(try readInputFile(path)))
-        } catch let error as UsageError {
-            throw ChatError(error.message)
-        } catch {
-            throw ChatError("\(path) is not a saved transcript: \(error)")
+        if let messages = Self.messages(in: json) {
+            transcript = try Self.transcript(fromMessages: messages, path: path, system: system)
+        } else if let entries = json as? [[String: Any]], entries.allSatisfy({ $0["type"] is String }) {
+            do { transcript = try JSONDecoder().decode(Transcript.self, from: data) } catch {
+                throw ChatError("cannot load \(path): not a transcript /save wrote (\(Self.summary(of: error)))")
+            }
+        } else {
+            throw ChatError("cannot load \(path): expected a transcript /save wrote or a JSON array of {\"role\", \"content\"} messages")
+        }
+        if case let .instructions(instructions)? = transcript.first {
+            system = instructions.segments.map(\.description).joined()
         }
         session = LanguageModelSession(model: model, transcript: transcript)
         return Self.turns(in: transcript)
+    }
+
+    /// The message list of `{"messages": [...]}` or of a bare array whose objects have a "role".
+    private static func messages(in json: Any) -> [Any]? {
+        if let object = json as? [String: Any], let messages = object["messages"] as? [Any] { return messages }
+        if let array = json as? [Any], array.allSatisfy({ ($0 as? [String: Any])?["role"] != nil }) { return array }
+        return nil
+    }
+
+    /// A transcript of system, user and assistant messages; without a system message the
+    /// conversation's own instructions lead it.
+    private static func transcript(fromMessages messages: [Any], path: String, system: String?) throws(ChatError) -> Transcript {
+        var entries: [Transcript.Entry] = [], instructions = system
+        for (index, item) in messages.enumerated() {
+            func failure(_ text: String) -> ChatError { ChatError("cannot load \(path): message \(index + 1) \(text)") }
+            guard let message = item as? [String: Any], let role = message["role"] as? String else { throw failure("has no \"role\"") }
+            guard let content = message["content"] as? String else { throw failure("has no \"content\" string") }
+            let segments: [Transcript.Segment] = [.text(Transcript.TextSegment(content: content))]
+            switch role {
+            case "system" where index == 0: instructions = content
+            case "user": entries.append(.prompt(Transcript.Prompt(segments: segments)))
+            case "assistant": entries.append(.response(Transcript.Response(assetIDs: [], segments: segments)))
+            default:
+                throw failure("has role \"\(role)\"; /load takes a first \"system\" message, then \"user\" and \"assistant\" ones")
+            }
+        }
+        return instructed(entries[...], instructions)
     }
 
     /// `history` after an instructions entry holding `system` (none when nil).
@@ -83,6 +135,22 @@ final class ChatConversation {
         guard let system else { return Transcript(entries: history) }
         let instructions = Transcript.Instructions(segments: [.text(Transcript.TextSegment(content: system))], toolDefinitions: [])
         return Transcript(entries: [.instructions(instructions)] + history)
+    }
+
+    /// A decoding error in one line: where in the file, and what was wrong.
+    private static func summary(of error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        let context: DecodingError.Context
+        switch error {
+        case let .typeMismatch(_, c), let .valueNotFound(_, c), let .keyNotFound(_, c), let .dataCorrupted(c): context = c
+        @unknown default: return "\(error)"
+        }
+        func place(_ path: [any CodingKey]) -> String {
+            path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        if case let .keyNotFound(key, _) = error { return "missing \(place(context.codingPath + [key]))" }
+        let at = place(context.codingPath)
+        return at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"
     }
 
     /// Keeps an interrupted reply: the session drops a cancelled request, so its prompt and what

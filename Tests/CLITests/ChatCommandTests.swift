@@ -76,4 +76,41 @@ import Testing
         let entries = try files.entries("s.json")
         #expect(entries.first?.type == "instructions" && entries.first?.text == "Always   answer in French.", "\(entries)")
     }
+
+    /// `/save` and `/load` failures are one clear line each; `/load` reads the message arrays
+    /// `quanta template` reads as well as what `/save` wrote.
+    @Test func saveAndLoadFailClearlyAndLoadMessages() throws {
+        let files = try ScratchDirectory()
+        defer { files.remove() }
+        let messages = #"[{"role": "system", "content": "You are terse."}, {"role": "user", "content": "What is the capital of France?"}, "#
+            + #"{"role": "assistant", "content": "Paris."}]"#
+        try messages.write(toFile: files.path("messages.json"), atomically: true, encoding: .utf8)
+        try #"{"messages": [{"role": "user", "content": "Hi"}, {"role": "tool", "content": "42"}]}"#
+            .write(toFile: files.path("tool.json"), atomically: true, encoding: .utf8)
+        try #"[{"type": "prompt"}]"#.write(toFile: files.path("broken.json"), atomically: true, encoding: .utf8)
+        try "not json".write(toFile: files.path("text.txt"), atomically: true, encoding: .utf8)
+        let input = [
+            "/save /nonexistent-directory/chat.json", "/save \(files.url.path)", "/load \(files.path("missing.json"))",
+            "/load \(files.path("text.txt"))", "/load \(files.path("broken.json"))", "/load \(files.path("tool.json"))",
+            "/load \(files.path("messages.json"))", "/show system", "/save \(files.path("saved.json"))", "/load \(files.path("saved.json"))",
+        ].joined(separator: "\n") + "\n"
+        let r = try runQuanta(["chat", "-m", smollm, "-c", "512", "-t", "2"], stdin: input)
+        #expect(r.status == 0, "\(r.stderr)")
+        let errors = r.stderr.split(separator: "\n").filter { $0.hasPrefix("quanta: error: ") }.map { $0.dropFirst("quanta: error: ".count) }
+        #expect(errors == [
+            "cannot save /nonexistent-directory/chat.json: No such file or directory",
+            "cannot save \(files.url.path): Is a directory",
+            "cannot read \(files.path("missing.json")): No such file or directory",
+            "cannot load \(files.path("text.txt")): it is not JSON",
+            "cannot load \(files.path("broken.json")): not a transcript /save wrote (missing [0].id)",
+            #"cannot load \#(files.path("tool.json")): message 2 has role "tool"; /load takes a first "system" message, then "user" and "assistant" ones"#,
+        ], "\(r.stderr)")
+        #expect(!r.stderr.contains("NSCocoaErrorDomain") && !r.stderr.contains("DecodingError"))
+        #expect(r.stderr.contains("[loaded 1 turn from \(files.path("messages.json"))"))
+        #expect(r.stderr.contains("system: \"You are terse.\""))
+        #expect(r.stderr.contains("[loaded 1 turn from \(files.path("saved.json"))"))
+        let entries = try files.entries("saved.json")
+        #expect(entries.map(\.type) == ["instructions", "prompt", "response"])
+        #expect(entries.map(\.text) == ["You are terse.", "What is the capital of France?", "Paris."])
+    }
 }
