@@ -1,14 +1,15 @@
 // libFuzzer target: the one argument grammar of `quanta` and `bench`
-// (Sources/CommandLineSpec) with the options of `quanta generate` (Sources/quanta/CommonOptions.swift)
-// and a positional like `inspect`'s. The input is argv,
-// NUL-separated. Every outcome must be parsed values, help, or a UsageError; numbers must
+// (Sources/CommandLineSpec) with the options of `quanta generate` (Sources/quanta/CommonOptions.swift),
+// including the llama.cpp options it ignores, and a positional like `inspect`'s. The input is
+// argv, NUL-separated. Every outcome must be parsed values, help, or a UsageError; numbers must
 // come back inside their ranges, positionals exactly as declared, and every error must be one line.
 import CommandLineSpec
 
 private let generate = CommandSpec(name: "generate", summary: "fuzz",
                                    options: [CommonOptions.prompt, CommonOptions.promptFile, CommonOptions.predict(default: 64)]
                                        + CommonOptions.modelRunning(contextSize: 4096) + CommonOptions.sampling(temperature: 0, seed: 0)
-                                       + [OptionSpec(["--ids"], "ids")])
+                                       + [OptionSpec(["--ids"], "ids")] + IgnoredOptions.modelRunning
+                                       + [IgnoredOptions.color, IgnoredOptions.noConversation, IgnoredOptions.jinja])
 private let inspect = CommandSpec(name: "inspect", summary: "fuzz", options: [OptionSpec(["--json"], "json")], positionals: ["PATH"])
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -25,6 +26,7 @@ public func fuzzArguments(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 fatalError("--temp \(t) outside its range")
             }
             if !args.positional.isEmpty { fatalError("positional arguments accepted: \(args.positional)") }
+            if args.notes.count > argv.count { fatalError("more notes than arguments") }
             _ = generate.usage
         }
     } catch {

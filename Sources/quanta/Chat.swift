@@ -17,7 +17,8 @@ let chatSpec = CommandSpec(
     summary: "A multi-turn conversation through the library's LanguageModelSession, with line editing on a terminal.",
     options: [CommonOptions.system, oneShotOption, oneShotFileOption, reasoningOption, CommonOptions.predict(default: 512),
               noContextShiftOption]
-        + CommonOptions.modelRunning(contextSize: 4096) + CommonOptions.sampling(temperature: 0.8, seed: -1),
+        + CommonOptions.modelRunning(contextSize: 4096) + CommonOptions.sampling(temperature: 0.8, seed: -1)
+        + IgnoredOptions.modelRunning + [IgnoredOptions.color, IgnoredOptions.jinja],
     notes: """
         Sampling defaults are llama.cpp's. -p or -f: answer that one message and exit. Otherwise each reply streams to
         stdout, thinking to stderr, and a usage line follows on stderr. On a terminal: a banner, line editing and history

@@ -41,3 +41,21 @@ enum CommonOptions {
     }
 }
 
+/// llama.cpp options that change nothing here: accepted, with their values checked as
+/// llama.cpp checks them, and a note saying why they are ignored.
+enum IgnoredOptions {
+    static let gpuLayers = OptionSpec.ignored(["-ngl", "--gpu-layers", "--n-gpu-layers"], value: "N", check: .integer(or: "auto", "all"),
+                                              "Quanta runs on the CPU; there are no GPU layers")
+    static let batchSize = OptionSpec.ignored(["-b", "--batch-size"], value: "N", check: .integer,
+                                              "Quanta sizes its prefill batches itself")
+    static let flashAttention = OptionSpec.ignored(["-fa", "--flash-attn"], value: "on|off|auto", check: .onOffAuto,
+                                                   "Quanta's attention is always fused (tiled, online softmax)")
+    static let color = OptionSpec.ignored(["-co", "--color"], value: "on|off|auto", check: .onOffAuto,
+                                          "Quanta does not color its output")
+    static let noConversation = OptionSpec.ignored(["-no-cnv", "--no-conversation"],
+                                                   "generate never applies a chat template")
+    static let jinja = OptionSpec.ignored(["--jinja"], "chat templates always run on Quanta's own Jinja engine")
+
+    /// What every model-running command accepts.
+    static let modelRunning = [gpuLayers, batchSize, flashAttention]
+}

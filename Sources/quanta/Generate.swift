@@ -11,7 +11,8 @@ let generateSpec = CommandSpec(
     summary: "Continue a prompt as raw text (no chat template), streaming it to stdout; a summary line goes to stderr.",
     options: [CommonOptions.prompt, CommonOptions.promptFile, CommonOptions.predict(default: 64)]
         + CommonOptions.modelRunning(contextSize: 4096) + CommonOptions.sampling(temperature: 0, seed: 0)
-        + [idsOption],
+        + [idsOption]
+        + IgnoredOptions.modelRunning + [IgnoredOptions.color, IgnoredOptions.noConversation, IgnoredOptions.jinja],
     notes: "Ctrl-C stops at once (exit 130), in prefill too.")
 
 /// `quanta generate`: `LocalLanguageModel.complete` on the command line. The prompt is

@@ -76,12 +76,14 @@ func predictCount(_ args: ParsedArguments, default value: Int) throws(UsageError
     return n < 0 ? nil : n
 }
 
-/// Parses `argv` for `spec`; prints the usage and returns nil on `-h`.
+/// Parses `argv` for `spec`; prints the usage and returns nil on `-h`. Each ignored llama.cpp
+/// option gets its note on stderr, one line.
 func parse(_ spec: CommandSpec, _ argv: [String]) throws(UsageError) -> ParsedArguments? {
     guard let args = try spec.parse(argv) else {
         print(spec.usage, terminator: "")
         return nil
     }
+    for note in args.notes { printError("quanta: note: \(note)\n") }
     return args
 }
 

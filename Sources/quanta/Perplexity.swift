@@ -14,7 +14,8 @@ private let divergenceOption = OptionSpec(["--kl-divergence"], "compare with the
 let perplexitySpec = CommandSpec(
     name: "perplexity",
     summary: "Perplexity of a text file with llama-perplexity's protocol (chunks of -c tokens, second halves scored).",
-    options: [textFileOption, chunksOption, baseOption, divergenceOption] + CommonOptions.modelRunning(contextSize: 512),
+    options: [textFileOption, chunksOption, baseOption, divergenceOption] + CommonOptions.modelRunning(contextSize: 512)
+        + IgnoredOptions.modelRunning,
     notes: """
     The text is tokenized once with BOS, special-token text left as text.
     The log-probability file is llama-perplexity's --kl-divergence-base format: either tool reads the other's.

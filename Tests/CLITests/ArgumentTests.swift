@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// The command line as people with llama.cpp habits type it, for `quanta` and `bench` (one
-/// grammar, Sources/CommandLineSpec): misspellings get "did you mean", and an argument error is
-/// one line that points to `--help`.
+/// grammar, Sources/CommandLineSpec): llama.cpp options that do not apply are accepted with a
+/// note, misspellings get "did you mean", and an argument error is one line that points to
+/// `--help`.
 @Suite struct ArgumentTests {
     let smollm = "\(repositoryRoot)/Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -12,6 +13,29 @@ import Testing
         #expect(r.status == status, "\(r.stderr)", sourceLocation: sourceLocation)
         #expect(r.stderr == line + "\n", sourceLocation: sourceLocation)
         #expect(r.stdout.isEmpty, sourceLocation: sourceLocation)
+    }
+
+    /// `-ngl 99` and friends run, with one note each on stderr; their values are checked as
+    /// llama.cpp checks them.
+    @Test func harmlessLlamaCppOptionsAreAcceptedWithANote() throws {
+        let r = try runQuanta(["generate", "-ngl", "99", "-m", smollm, "-p", "hi", "-n", "2", "-t", "2",
+                               "-fa", "on", "-b", "512", "-co", "off", "-no-cnv", "--jinja", "--n-gpu-layers=all"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let notes = r.stderr.split(separator: "\n").filter { $0.hasPrefix("quanta: note: ") }
+        #expect(notes.count == 7, "\(r.stderr)")
+        #expect(notes.first == "quanta: note: -ngl 99 ignored: Quanta runs on the CPU; there are no GPU layers")
+        #expect(r.stderr.contains("quanta: note: -fa on ignored: "))
+        #expect(r.stderr.contains("quanta: note: --jinja ignored: "))
+        #expect(r.stderr.contains("prompt tokens: "))
+        let chat = try runQuanta(["chat", "-m", smollm, "-ngl", "0", "-fa", "auto", "-co", "auto", "--jinja", "-p", "Hi", "-n", "2", "-t", "2"])
+        #expect(chat.status == 0, "\(chat.stderr)")
+        #expect(chat.stderr.split(separator: "\n").filter { $0.hasPrefix("quanta: note: ") }.count == 4, "\(chat.stderr)")
+        expectArgumentError(try runQuanta(["generate", "-m", smollm, "-p", "hi", "-fa", "maybe"]),
+                            "quanta: error: -fa takes on, off or auto, got 'maybe' (see quanta generate --help)")
+        expectArgumentError(try runQuanta(["generate", "-m", smollm, "-p", "hi", "-ngl", "many"]),
+                            "quanta: error: -ngl takes an integer, auto or all, got 'many' (see quanta generate --help)")
+        expectArgumentError(try runQuanta(["generate", "-m", smollm, "-p", "hi", "-ngl"]),
+                            "quanta: error: -ngl needs a value (N) (see quanta generate --help)")
     }
 
     @Test func misspellingsGetDidYouMean() throws {
