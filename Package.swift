@@ -79,7 +79,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "quanta",
-            dependencies: ["CommandLineSpec", "GGUF", "Tokenizers", "Templates", "Quanta", "Evaluation", "CLineEdit"],
+            dependencies: ["CommandLineSpec", "GGUF", "JSON", "Tokenizers", "Templates", "Quanta", "Evaluation", "CLineEdit"],
             path: "Sources/quanta"
         ),
         .executableTarget(

@@ -1,5 +1,6 @@
 import CommandLineSpec
 import GGUF
+import JSON
 
 private let jsonOption = OptionSpec(["--json"], "print JSON instead of text")
 
@@ -62,21 +63,7 @@ private func render(_ array: GGUFArray) -> String {
 
 /// A JSON string literal (also used for human output, so control characters stay visible).
 func quoted(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
+    JSONString.quoted(s)
 }
 
 /// `general.file_type` by llama.cpp's name (`Q4_K_M`), or its number when llama.cpp has no name.
