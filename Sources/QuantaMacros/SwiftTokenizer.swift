@@ -137,8 +137,10 @@ struct SwiftTokenizer {
     /// Letters, `_` and every non-ASCII byte (Swift identifiers may use most of Unicode).
     private func isIdentifierHead(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || c == 0x5F || c >= 0x80 }
     private func isIdentifierBody(_ c: UInt8) -> Bool { isIdentifierHead(c) || isDigit(c) }
-    private func isPunctuation(_ c: UInt8) -> Bool { Array("()[]{}<>,:;@#.?!".utf8).contains(c) }
-    private func isOperator(_ c: UInt8) -> Bool { Array("/=-+*%&|^~".utf8).contains(c) }
+    private static let punctuation = Set("()[]{}<>,:;@#.?!".utf8)
+    private static let operators = Set("/=-+*%&|^~".utf8)
+    private func isPunctuation(_ c: UInt8) -> Bool { Self.punctuation.contains(c) }
+    private func isOperator(_ c: UInt8) -> Bool { Self.operators.contains(c) }
 
     private func identifierEnd(from start: Int) -> Int {
         var i = start
