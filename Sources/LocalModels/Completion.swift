@@ -1,6 +1,6 @@
 // Raw text completion: a prompt continued as is, without a chat template — what
 // `quanta generate` and llama.cpp's `llama-completion` do. A Quanta addition beside FM27's
-// session API, on the same decode loop (`TokenGenerator`).
+// session API, on the same decode loop (`DecodeLoop`).
 import LanguageModelAPI
 import Foundation
 import Sampling
@@ -73,12 +73,12 @@ extension LocalLanguageModel {
         var sampler = Sampler(options.samplingParameters(defaults: sampling, fallbackSeed: seed ?? sampling.seed ?? UInt64.random(in: 0...UInt64.max)))
         for token in promptTokens { sampler.accept(token) }
         let room = contextSize - promptTokens.count
-        var generator = TokenGenerator(sequence: sequence, contextSize: contextSize, limit: min(maximumTokens ?? room, room),
+        var decodeLoop = DecodeLoop(sequence: sequence, contextSize: contextSize, limit: min(maximumTokens ?? room, room),
                                        sampler: sampler)
         var text = StreamingDetokenizer(tokenizer: tokenizer)
         var generated: [Int32] = []
         let decodeStart = ContinuousClock.now
-        let (_, stop) = try await generator.run(logits: logits, choose: { logits, _, sampler in sampler.sample(&logits) },
+        let (_, stop) = try await decodeLoop.run(logits: logits, choose: { logits, _, sampler in sampler.sample(&logits) },
                                                 emit: { token in
             generated.append(token)
             let end = tokenizer.endOfGenerationIDs.contains(token)

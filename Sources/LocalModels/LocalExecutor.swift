@@ -99,23 +99,23 @@ extension LocalLanguageModel {
             let input = LanguageModelExecutorGenerationChannel.Usage.Input(totalTokenCount: prompt.tokens.count, cachedTokenCount: cached)
             await channel.send(.response(action: .updateUsage(input: input, output: .init(totalTokenCount: 0, reasoningTokenCount: 0))))
 
-            var loop = DecodeLoop(weights: weights, channel: channel, startsInsideThinking: prompt.startsInsideThinking,
-                                  thinkingBudget: ReasoningBudget.tokens(for: level, maximumResponseTokens: limit),
-                                  filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings,
-                                                      markup: plan.markup))
+            var events = ResponseEventWriter(weights: weights, channel: channel, startsInsideThinking: prompt.startsInsideThinking,
+                                             thinkingBudget: ReasoningBudget.tokens(for: level, maximumResponseTokens: limit),
+                                             filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings,
+                                                                  markup: plan.markup))
             var gate = plan.gate
             var sampler = Sampler(request.generationOptions.samplingParameters(defaults: configuration.sampling,
                                                                                 fallbackSeed: configuration.sampling.seed
                                                                                     ?? UInt64.random(in: 0...UInt64.max)))
             for token in prompt.tokens { sampler.accept(token) }
-            var generator = TokenGenerator(sequence: sequence, contextSize: contextSize, limit: limit, sampler: sampler)
+            var decodeLoop = DecodeLoop(sequence: sequence, contextSize: contextSize, limit: limit, sampler: sampler)
             // A constrained answer may follow a think block: before the first token the model's own
             // choice of the opening marker (sampled unconstrained) starts one, unless thinking is off.
             let mayThink = !ReasoningBudget.isOff(level)
-            let (generated, stop) = try await generator.run(logits: logits, choose: { logits, remaining, sampler in
-                if let forced = loop.forcedToken { return forced }
-                if loop.isAnswering, gate != nil {
-                    if mayThink, let open = loop.thinkOpening {
+            let (generated, stop) = try await decodeLoop.run(logits: logits, choose: { logits, remaining, sampler in
+                if let forced = events.forcedToken { return forced }
+                if events.isAnswering, gate != nil {
+                    if mayThink, let open = events.thinkOpening {
                         var free = logits
                         if sampler.sample(&free) == open { return open }
                     }
@@ -123,8 +123,8 @@ extension LocalLanguageModel {
                 }
                 return sampler.sample(&logits)
             }, emit: { token in
-                if loop.isAnswerToken(token) { gate?.accept(token) }
-                return await loop.emit(token) == .more
+                if events.isAnswerToken(token) { gate?.accept(token) }
+                return await events.emit(token) == .more
             })
             // An answer still going when the window is full, or one the gate had to close early to
             // fit, did not fit: FM27's error, not an answer cut short without a word.
@@ -134,16 +134,16 @@ extension LocalLanguageModel {
                     debugDescription: "the answer did not end within the context window of \(contextSize) tokens "
                         + "(prompt \(prompt.tokens.count) tokens, answer \(generated) so far)"))
             }
-            let answer = await loop.finish()
+            let answer = await events.finish()
             if let calls = plan.toolCalls(in: answer) {
                 for call in calls {
                     await channel.send(.toolCalls(action: .toolCall(id: call.id, name: call.name,
                                                                     action: .appendArguments(call.arguments, tokenCount: 0))))
                 }
-            } else if loop.filterHeldCall {
-                await loop.releaseHeldCall()
+            } else if events.filterHeldCall {
+                await events.releaseHeldCall()
             }
-            await channel.send(.response(action: .updateUsage(input: input, output: loop.usage)))
+            await channel.send(.response(action: .updateUsage(input: input, output: events.usage)))
         }
 
         /// The session's sequence (made on first use), removed from the state while in use.
