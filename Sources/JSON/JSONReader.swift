@@ -55,6 +55,16 @@ public struct JSONReader<Builder: JSONValueBuilder> {
         return value
     }
 
+    /// The whole value starting at byte `start` of `bytes` (after whitespace), and the offset
+    /// just past it; what follows the value is not read (a value embedded in other text, such as
+    /// a tool call in a model's answer).
+    public static func read(valueIn bytes: [UInt8], from start: Int, with builder: Builder) throws(JSONReadError) -> (value: Builder.Value, end: Int) {
+        var reader = JSONReader(builder: builder, bytes: bytes, acceptsPrefix: false)
+        reader.position = min(max(0, start), bytes.count)
+        guard let (value, _) = try reader.value(depth: 0) else { throw reader.failure("no JSON value") }
+        return (value, reader.position)
+    }
+
     private init(builder: Builder, bytes: [UInt8], acceptsPrefix: Bool) {
         self.builder = builder
         self.bytes = bytes

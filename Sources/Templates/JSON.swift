@@ -80,6 +80,16 @@ public func parseJSON(_ text: String) throws(TemplateError) -> TemplateValue {
     return value
 }
 
+/// The JSON value starting at byte `start` of `bytes` (objects keep key order, integers stay
+/// integers, as `parseJSON`), and the offset just past it; text after the value is not read.
+public func parseJSONValue(in bytes: [UInt8], from start: Int) throws(TemplateError) -> (value: TemplateValue, end: Int) {
+    do {
+        return try JSONReader.read(valueIn: bytes, from: start, with: TemplateValueBuilder())
+    } catch {
+        throw .invalidInput("JSON \(error)")
+    }
+}
+
 /// Builds `TemplateValue`s for the JSON reader (whole documents only, so `complete` is
 /// always true).
 private struct TemplateValueBuilder: JSONValueBuilder {

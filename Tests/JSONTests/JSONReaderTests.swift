@@ -123,6 +123,18 @@ func randomDocument(_ random: inout SplitMix, depth: Int = 0) -> String {
         #expect(throws: JSONReadError.self) { try JSONReader.read("[1}", with: TreeBuilder(), acceptingPrefix: true) }
     }
 
+    /// A value embedded in other text reads once, and says where it ended.
+    @Test func valuesEmbeddedInTextReadToTheirEnd() throws {
+        let text = Array(#"call: {"name": "f", "arguments": {"a": [1, "}"]}}; {"next": 2}"#.utf8)
+        let (first, end) = try JSONReader.read(valueIn: text, from: 6, with: TreeBuilder())
+        #expect(first.0 == .object(["name": .string("f"), "arguments": .object(["a": .array([.number(1), .string("}")])])]))
+        #expect(String(decoding: text[end...], as: UTF8.self) == #"; {"next": 2}"#)
+        let (second, secondEnd) = try JSONReader.read(valueIn: text, from: end + 1, with: TreeBuilder())
+        #expect(second.0 == .object(["next": .number(2)]) && secondEnd == text.count)
+        #expect(throws: JSONReadError.self) { try JSONReader.read(valueIn: Array(#"x {"a": [1, 2}"#.utf8), from: 2, with: TreeBuilder()) }
+        #expect(throws: JSONReadError.self) { try JSONReader.read(valueIn: Array(#"x {"a": "#.utf8), from: 2, with: TreeBuilder()) }
+    }
+
     @Test func loneSurrogatesReadAsReplacementCharacters() throws {
         #expect(try JSONReader.read(#""\ud800""#, with: TreeBuilder())!.0 == .string("\u{FFFD}"))
         #expect(try JSONReader.read(#""\udc00x""#, with: TreeBuilder())!.0 == .string("\u{FFFD}x"))

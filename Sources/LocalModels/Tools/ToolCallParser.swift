@@ -145,14 +145,11 @@ private struct ToolTextScanner {
         return value
     }
 
-    /// The object or array at the cursor, which moves past it.
+    /// The JSON value at the cursor, which moves past it (one read: text after the value is
+    /// left for the caller).
     mutating func jsonValue() throws(ToolCallParseError) -> TemplateValue {
-        guard let end = JSONExtent.end(of: bytes, from: index) else {
-            throw .malformedJSON("unterminated or unbalanced JSON at byte \(index)")
-        }
-        let text = String(decoding: bytes[index..<end], as: UTF8.self)
         do {
-            let value = try parseJSON(text)
+            let (value, end) = try parseJSONValue(in: bytes, from: index)
             index = end
             return value
         } catch {
