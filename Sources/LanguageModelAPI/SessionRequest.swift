@@ -18,19 +18,10 @@ extension LanguageModelSession {
     /// Checks the request (with `profile` applied) before any compute, so another executor
     /// plugged into the session is gated too: options, then the model, then its capabilities.
     func validate<Content>(_ p: RequestParameters<Content>, _ profile: ResolvedProfile) throws {
-        if let reason = p.options.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
+        try p.options.validate()
         guard let capabilities = (profile.model ?? model)?.capabilities else { throw NoModelError() }
-        func need(_ capability: LanguageModelCapabilities.Capability, _ why: String) throws {
-            guard !capabilities.contains(capability) else { return }
-            throw LanguageModelError.unsupportedCapability(.init(capability: capability, debugDescription: why))
-        }
-        if p.contextOptions.reasoningLevel != nil {
-            try need(.reasoning, "the model does not support reasoning, so it cannot take a reasoning level")
-        }
-        if p.shape.schema != nil { try need(.guidedGeneration, "the model does not support guided generation") }
-        if !profile.tools.isEmpty && p.options.toolCallingMode?.kind != .disallowed {
-            try need(.toolCalling, "the model does not support tool calling")
-        }
+        try capabilities.validate(reasoningLevel: p.contextOptions.reasoningLevel, hasSchema: p.shape.schema != nil,
+                                  offersTools: !profile.tools.isEmpty, toolCallingMode: p.options.toolCallingMode)
     }
 
     /// Marks the session busy; returns the transcript the request extends and its tokens.

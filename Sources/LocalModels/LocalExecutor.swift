@@ -64,16 +64,12 @@ extension LocalLanguageModel {
         public func respond(to request: LanguageModelExecutorGenerationRequest, model: LocalLanguageModel,
                             streamingInto channel: LanguageModelExecutorGenerationChannel) async throws {
             // Everything that can reject the request runs before any compute.
-            let level = request.contextOptions.reasoningLevel
-            if level != nil && !model.capabilities.contains(.reasoning) {
-                throw LanguageModelError.unsupportedCapability(.init(
-                    capability: .reasoning, debugDescription: "this model has no think markers, so it cannot take a reasoning level"))
-            }
+            try model.capabilities.validate(request)
             guard let last = request.transcript.last, last.isRequestEnd else {
                 throw LanguageModelError.unsupportedTranscriptContent(.init(
                     unsupportedContent: [], debugDescription: "a request's transcript must end with a prompt or tool outputs"))
             }
-            if let reason = request.generationOptions.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
+            let level = request.contextOptions.reasoningLevel
             let weights = model.weights
             let plan = try OutputPlan(request: request, weights: weights)
             var renderOptions = RenderOptions()
