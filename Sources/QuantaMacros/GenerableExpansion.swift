@@ -71,7 +71,7 @@ struct GenerableExpansion {
                 ])\(renaming)
             }
 
-            \(access)struct PartiallyGenerated: Identifiable, Quanta.ConvertibleFromGeneratedContent {
+            \(access)\(nonisolatedDeclaration)struct PartiallyGenerated: Identifiable, Quanta.ConvertibleFromGeneratedContent {
                 \(access)var id: Quanta.GenerationID
             \(partialProperties.joined(separator: "\n"))
 
@@ -118,7 +118,7 @@ struct GenerableExpansion {
 
     func conformance(extending extendedType: String, addingConformance: Bool) -> String {
         let body = type.kind == .struct ? structConformance() : enumConformance()
-        return "extension \(extendedType)\(addingConformance ? ": Quanta.Generable" : "") {\n\(body)\n}"
+        return "extension \(extendedType)\(addingConformance ? ": \(nonisolatedDeclaration)Quanta.Generable" : "") {\n\(body)\n}"
     }
 
     private func structConformance() -> String {
@@ -245,6 +245,16 @@ struct GenerableExpansion {
         "\"" + text.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""
     }
 }
+
+/// `nonisolated ` before the conformance and the nested types the expansions write, where the
+/// compiler has isolated conformances (Swift 6.2): in a module whose default isolation is the
+/// main actor, a conformance would otherwise be main-actor isolated, and `Generable` requires
+/// one usable from any isolation. The plugin is built by the same toolchain that expands it.
+#if compiler(>=6.2)
+let nonisolatedDeclaration = "nonisolated "
+#else
+let nonisolatedDeclaration = ""
+#endif
 
 /// Whether a type's text is an optional (`T?`, `T!`, `Optional<T>`).
 func isOptional(_ typeText: String) -> Bool {

@@ -39,7 +39,7 @@ struct SessionPropertyEntryExpansion {
         }
         let value = property.initializer ?? "nil"
         return """
-            private struct \(keyName): Quanta.SessionPropertyKey {
+            private \(nonisolatedDeclaration)struct \(keyName): Quanta.SessionPropertyKey {
                 @Quanta.__SessionPropertyEntryDefaultValue static var defaultValue\(typeAnnotation) = \(value)
             }
             """
