@@ -62,8 +62,13 @@ public struct LocalLanguageModel: LanguageModel {
 
     /// The context window requests run in, in tokens (prompt and response together).
     public var contextSize: Int {
-        let trained = trainedContextSize
-        return max(1, min(configuration.contextSize ?? min(4096, trained), trained))
+        Self.contextSize(requested: configuration.contextSize, trained: trainedContextSize)
+    }
+
+    /// The window a model trained with `trained` tokens runs in when `requested` (nil: the
+    /// default, min(4096, trained)); never more than the trained length.
+    static func contextSize(requested: Int?, trained: Int) -> Int {
+        max(1, min(requested ?? min(4096, trained), trained))
     }
 
     /// The context length the model was trained with.

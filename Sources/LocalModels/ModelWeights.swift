@@ -65,7 +65,13 @@ final package class ModelWeights: Sendable {
     /// constrained decoding over the model's own vocabulary), `.reasoning` when it has think
     /// markers.
     var capabilities: LanguageModelCapabilities {
-        LanguageModelCapabilities([.guidedGeneration, .toolCalling] + (thinkMarkers == nil ? [] : [.reasoning]))
+        Self.capabilities(hasThinkMarkers: thinkMarkers != nil)
+    }
+
+    /// The capabilities of a file with (or without) `<think>` and `</think>` tokens; also what
+    /// `SystemLanguageModel` reports from the file's header before it loads the weights.
+    static func capabilities(hasThinkMarkers: Bool) -> LanguageModelCapabilities {
+        LanguageModelCapabilities([.guidedGeneration, .toolCalling] + (hasThinkMarkers ? [.reasoning] : []))
     }
 
     /// Text that ends an answer. A model without its own template is rendered with the plain

@@ -184,8 +184,7 @@ extension SystemLanguageModel: LanguageModel {
     /// `<think>` and `</think>` (once loaded, exactly the `LocalLanguageModel`'s capabilities).
     final public var capabilities: LanguageModelCapabilities {
         if let loaded = slot.loaded { return loaded.capabilities }
-        let reasoning = slot.facts()?.hasThinkMarkers == true
-        return LanguageModelCapabilities([.guidedGeneration, .toolCalling] + (reasoning ? [.reasoning] : []))
+        return ModelWeights.capabilities(hasThinkMarkers: slot.facts()?.hasThinkMarkers == true)
     }
 
     /// The file (every session gets its own executor, and with it its own KV cache).
@@ -331,7 +330,7 @@ extension SystemLanguageModel {
 
         init(file: GGUFFile) throws {
             guard let architecture = file.architecture else { throw GGUFError.missingKey("general.architecture") }
-            contextSize = max(1, min(4096, try file.int("\(architecture).context_length")))
+            contextSize = LocalLanguageModel.contextSize(requested: nil, trained: try file.int("\(architecture).context_length"))
             let tokens = (try? file.strings("tokenizer.ggml.tokens")) ?? []
             hasThinkMarkers = tokens.contains("<think>") && tokens.contains("</think>")
             let declared = ((try? file.strings("general.languages")) ?? []).map { Locale.Language(identifier: $0) }
@@ -400,9 +399,10 @@ extension SystemLanguageModel {
 
         private func open(_ location: Location) async throws -> LocalLanguageModel {
             guard FileManager.default.fileExists(atPath: url.path) else { throw location.missing("no model file at \(url.path)") }
-            guard let facts = facts() else { throw location.missing("\(url.path) is not a GGUF model Quanta can read") }
+            guard facts() != nil else { throw location.missing("\(url.path) is not a GGUF model Quanta can read") }
             do {
-                return try await LocalLanguageModel(contentsOf: url, configuration: .init(contextSize: facts.contextSize))
+                // The default configuration's window is the `contextSize` the facts report.
+                return try await LocalLanguageModel(contentsOf: url)
             } catch {
                 throw location.missing("\(url.path) could not be loaded: \(error)")
             }

@@ -68,8 +68,6 @@ struct TypeDeclaration {
     var genericClause: Token?
     var properties: [StoredProperty] = []
     var cases: [EnumCase] = []
-    /// Whether the body declares an initializer (the compiler then writes no memberwise one).
-    var declaresInitializer = false
 }
 
 /// A diagnostic raised while reading or expanding, at source byte offsets relative to the

@@ -96,7 +96,6 @@ struct DeclarationScanner {
                 i += 1
                 declaration.cases += try scanCases(until: end)
             } else {
-                if keyword == "init" { declaration.declaresInitializer = true }
                 if !declarationKeywords.contains(keyword) && attributes.isEmpty && words.isEmpty {
                     throw MacroError("expected a declaration", at: tokens[i])
                 }
