@@ -1,9 +1,19 @@
-/// Builds a GGUF (v3) image in memory: metadata in insertion order, tensors laid out at the
-/// alignment. Used by tests to write small synthetic models and by tools that convert weights.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Builds a GGUF (v3) file: metadata in insertion order, tensors laid out at the alignment.
+/// Small files (tests' synthetic models) are built in memory with `addTensor` and `serialize()`;
+/// large ones are streamed with `declareTensor` and `write(to:fill:)`, which writes the header and
+/// every tensor's info first (sizes and offsets follow from shapes and types) and then each
+/// tensor's bytes as they are produced, so only one tensor is in memory at a time.
 public struct GGUFWriter: Sendable {
     public let alignment: Int
     private var metadata: [(String, GGUFValue)] = []
-    private var tensors: [(name: String, shape: [Int], type: GGMLType, data: [UInt8])] = []
+    /// `data` is nil for a declared tensor, whose bytes `write(to:fill:)` asks for.
+    private var tensors: [(name: String, shape: [Int], type: GGMLType, byteCount: Int, data: [UInt8]?)] = []
 
     public init(alignment: Int = 32) {
         precondition(alignment > 0 && alignment & (alignment - 1) == 0, "alignment must be a power of two")
@@ -19,9 +29,9 @@ public struct GGUFWriter: Sendable {
     /// Appends a tensor. `shape` is innermost-first (ggml `ne`); `data` must be exactly the
     /// tensor's byte count for `type`.
     public mutating func addTensor(_ name: String, shape: [Int], type: GGMLType, data: [UInt8]) {
-        let elements = UInt64(shape.reduce(1, *))
-        precondition(type.byteCount(elements: elements) == UInt64(data.count), "tensor \(name): data size mismatch")
-        tensors.append((name, shape, type, data))
+        let count = Self.byteCount(name, shape: shape, type: type)
+        precondition(count == data.count, "tensor \(name): data size mismatch")
+        tensors.append((name, shape, type, count, data))
     }
 
     /// Appends an F32 tensor.
@@ -32,8 +42,60 @@ public struct GGUFWriter: Sendable {
         addTensor(name, shape: shape, type: .f32, data: bytes)
     }
 
-    /// The serialized file.
+    /// Appends a tensor whose bytes are produced while writing (`write(to:fill:)`). Returns its
+    /// byte count.
+    @discardableResult
+    public mutating func declareTensor(_ name: String, shape: [Int], type: GGMLType) -> Int {
+        let count = Self.byteCount(name, shape: shape, type: type)
+        tensors.append((name, shape, type, count, nil))
+        return count
+    }
+
+    /// The serialized file. Every tensor must have been given its bytes (`addTensor`).
     public func serialize() -> [UInt8] {
+        var out = header()
+        for t in tensors {
+            guard let data = t.data else { preconditionFailure("tensor \(t.name) was declared without data; use write(to:fill:)") }
+            out += data
+            out += [UInt8](repeating: 0, count: padded(data.count) - data.count)
+        }
+        return out
+    }
+
+    /// Writes the file to `path` (created or truncated), one tensor at a time: a declared tensor's
+    /// bytes are asked of `fill` (tensor name, a buffer of exactly its byte count, contents
+    /// undefined until filled) in declaration order, written, and the buffer dropped before the
+    /// next. The bytes equal `serialize()`'s for the same tensors. Throws when the file cannot be
+    /// created or written (one line naming the path), or what `fill` throws.
+    public func write(to path: String, fill: (_ name: String, _ bytes: UnsafeMutableRawBufferPointer) throws -> Void) throws {
+        guard let stream = fopen(path, "wb") else { throw GGUFWriteError(path: path, reason: String(cString: strerror(errno))) }
+        var closed = false
+        defer { if !closed { fclose(stream) } }
+        func put(_ bytes: UnsafeRawBufferPointer) throws {
+            guard bytes.count == 0 || fwrite(bytes.baseAddress, 1, bytes.count, stream) == bytes.count else {
+                throw GGUFWriteError(path: path, reason: String(cString: strerror(errno)))
+            }
+        }
+        try header().withUnsafeBytes { try put($0) }
+        let zeros = [UInt8](repeating: 0, count: alignment)
+        for t in tensors {
+            if let data = t.data {
+                try data.withUnsafeBytes { try put($0) }
+            } else {
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: t.byteCount, alignment: 64)
+                defer { buffer.deallocate() }
+                try fill(t.name, buffer)
+                try put(UnsafeRawBufferPointer(buffer))
+            }
+            try zeros.withUnsafeBytes { try put(UnsafeRawBufferPointer(rebasing: $0[..<(padded(t.byteCount) - t.byteCount)])) }
+        }
+        closed = true
+        guard fclose(stream) == 0 else { throw GGUFWriteError(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    /// Magic, version, counts, metadata and tensor infos, padded to the alignment: everything
+    /// before the first tensor's bytes.
+    private func header() -> [UInt8] {
         var out: [UInt8] = []
         out += littleEndian(UInt32(0x4655_4747))
         out += littleEndian(UInt32(3))
@@ -45,24 +107,24 @@ public struct GGUFWriter: Sendable {
             writeValue(value, into: &out)
         }
         var offset = 0
-        var offsets: [Int] = []
         for t in tensors {
-            offsets.append(offset)
-            offset = padded(offset + t.data.count)
-        }
-        for (t, off) in zip(tensors, offsets) {
             writeString(t.name, into: &out)
             out += littleEndian(UInt32(t.shape.count))
             for d in t.shape { out += littleEndian(UInt64(d)) }
             out += littleEndian(t.type.rawValue)
-            out += littleEndian(UInt64(off))
+            out += littleEndian(UInt64(offset))
+            offset = padded(offset + t.byteCount)
         }
         out += [UInt8](repeating: 0, count: padded(out.count) - out.count)
-        for t in tensors {
-            out += t.data
-            out += [UInt8](repeating: 0, count: padded(t.data.count) - t.data.count)
-        }
         return out
+    }
+
+    private static func byteCount(_ name: String, shape: [Int], type: GGMLType) -> Int {
+        let elements = UInt64(shape.reduce(1, *))
+        guard let count = type.byteCount(elements: elements) else {
+            preconditionFailure("tensor \(name): shape \(shape) is not a whole number of \(type) blocks")
+        }
+        return Int(count)
     }
 
     private func padded(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
@@ -114,4 +176,10 @@ public struct GGUFWriter: Sendable {
 /// The little-endian bytes of an integer.
 func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
     withUnsafeBytes(of: value.littleEndian) { Array($0) }
+}
+
+/// A GGUF file could not be created or written.
+public struct GGUFWriteError: Error, CustomStringConvertible {
+    public let path: String, reason: String
+    public var description: String { "cannot write \(path): \(reason)" }
 }
