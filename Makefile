@@ -8,6 +8,8 @@
 #                plugin through its protocol with MACRO_FUZZ_CASES declarations
 
 APT_PACKAGES := libopenblas-dev libomp-dev libedit-dev libsimde-dev
+# PyPI packages tests run as independent readers (gguf: llama.cpp's gguf-py).
+PIP_PACKAGES := gguf
 SWIFT ?= swift
 # Tests run on a release build so the C kernels are optimised; -enable-testing keeps
 # `@testable import` working under -O.
@@ -50,6 +52,9 @@ deps:
 	    echo "missing system packages; run: sudo apt-get install -y$$missing" >&2; exit 1; \
 	  fi; \
 	fi
+	@for p in $(PIP_PACKAGES); do \
+	  python3 -c "import $$p" 2>/dev/null || { echo "installing $$p (PyPI)"; python3 -m pip install -q --disable-pip-version-check $$p; } || exit 1; \
+	done
 
 models:
 	python3 Models/fetch

@@ -84,14 +84,21 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench",
-            dependencies: ["CommandLineSpec", "GGUF", "Engine", "Architectures", "CKernels", "Tokenizers", "Grammar"],
+            dependencies: ["CommandLineSpec", "GGUF", "Engine", "Architectures", "CKernels", "Tokenizers", "Grammar", "SyntheticModels"],
             path: "Benchmarks/bench"
         ),
+        // Random-weight GGUF files with published models' shapes and llama.cpp's type mixes, for
+        // `bench --synthetic` (measuring at 1–8B sizes without downloading weights).
+        .target(name: "SyntheticModels", dependencies: ["GGUF"], path: "Benchmarks/SyntheticModels"),
         // An FM27 app as Apple's documentation writes one, with a driver that checks its answers.
         .executableTarget(name: "fm27-example", dependencies: ["Quanta"], path: "Examples/FM27App"),
 
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
+        .testTarget(
+            name: "SyntheticModelsTests", dependencies: ["SyntheticModels", "GGUF", "Architectures", "Engine", "Tokenizers"],
+            path: "Tests/SyntheticModelsTests"
+        ),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
         .testTarget(
             name: "EngineTests",

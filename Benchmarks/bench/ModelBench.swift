@@ -6,11 +6,19 @@ import CommandLineSpec
 import Engine
 import GGUF
 import Grammar
+import SyntheticModels
 
 let defaultModelPath = "Models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 private let modelOption = OptionSpec(["-m", "--model"], value: "PATH", "a GGUF model; repeat for several (default \(defaultModelPath))",
                                      repeats: true)
+private let syntheticOption = OptionSpec(
+    ["--synthetic"], value: "SHAPE[:TYPE[,TYPE...]]",
+    "a random-weight model of a published shape and llama.cpp type mix, written once to the cache; repeat for several "
+        + "(shapes: \(SyntheticShape.presets.map(\.name).joined(separator: ", ")); types: \(QuantMix.allCases.map(\.rawValue).joined(separator: ", ")))",
+    repeats: true)
+private let syntheticDirectoryOption = OptionSpec(["--synthetic-dir"], value: "DIR",
+                                                  "where --synthetic models are kept (default $XDG_CACHE_HOME/quanta/synthetic or ~/.cache/quanta/synthetic)")
 private let promptOption = OptionSpec(["-p", "--n-prompt"], value: "N[,N...]", "prefill sizes, a ppN test each (default 512; 0 = none)")
 private let generationOption = OptionSpec(["-n", "--n-gen"], value: "N[,N...]", "generation lengths, a tgN test each (default 128; 0 = none)")
 private let repetitionsOption = OptionSpec(["-r", "--repetitions"], value: "N", "timed runs of each test after its warm-up (default 5)")
@@ -25,7 +33,7 @@ private let compareOption = OptionSpec(["--compare-llama-cpp"], "run llama-bench
 let modelBenchSpec = CommandSpec(
     program: "bench", name: "",
     summary: "Model throughput with llama-bench's pp/tg tests. Other suites: bench kernels|tokenizer|dequant, each with --help.",
-    options: [modelOption, promptOption, generationOption, repetitionsOption, threadsOption, depthOption, weightsOption, kvOption,
+    options: [modelOption, syntheticOption, syntheticDirectoryOption, promptOption, generationOption, repetitionsOption, threadsOption, depthOption, weightsOption, kvOption,
               schemaOption, jsonOption, compareOption] + IgnoredBenchOptions.all,
     notes: """
     ppN prefills N tokens into an empty cache (one batch, logits of the last row), tgN generates N tokens one at a
@@ -34,6 +42,10 @@ let modelBenchSpec = CommandSpec(
     when N > 0). A --kv list runs every test with each format in turn, one row per format (named "kv q8_0"...), and
     ends with each format's tok/s over the first one's, test by test. --schema masks every step of tgN+schema with a
     JSON schema's token mask and prints the masking time per token and its share.
+    --synthetic writes (once; later runs reuse the file) a GGUF with the shape, keys and per-tensor types a llama.cpp
+    quantization of that model has, random weights scaled so activations stay finite, and a made-up vocabulary of the
+    right size: every byte a token reads is read as in the real model, the text is noise. Types Quanta cannot run yet
+    are replaced by the next larger it can (Q5_K by Q6_K, Q5_1 by Q8_0); the run says so.
     --compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and tests,
     interleaved with ours, with flash attention on and, for --kv q8_0, its q8_0 K and V cache (-fa 1 -ctk q8_0
     -ctv q8_0; llama.cpp has no MXFP8 cache, so --kv mxfp8_e4m3 compares with its f16), and prints the ratio.
@@ -58,6 +70,8 @@ enum IgnoredBenchOptions {
 
 struct ModelBenchOptions {
     var models: [String]
+    var synthetic: [SyntheticModel]
+    var syntheticDirectory: String
     var prompts: [Int]
     var generations: [Int]
     var repetitions: Int
@@ -73,7 +87,14 @@ struct ModelBenchOptions {
 
     init(_ args: ParsedArguments) throws(UsageError) {
         models = args.strings(modelOption)
-        if models.isEmpty { models = [defaultModelPath] }
+        synthetic = []
+        for spec in args.strings(syntheticOption) {
+            do throws(SyntheticSpecError) { synthetic += try SyntheticModel.parse(spec) } catch {
+                throw UsageError("--synthetic: \(error)")
+            }
+        }
+        syntheticDirectory = args.string(syntheticDirectoryOption) ?? SyntheticCache.defaultDirectory
+        if models.isEmpty && synthetic.isEmpty { models = [defaultModelPath] }
         prompts = try args.ints(promptOption, default: [512], range: 0...1_000_000).filter { $0 > 0 }
         generations = try args.ints(generationOption, default: [128], range: 0...1_000_000).filter { $0 > 0 }
         repetitions = try args.int(repetitionsOption, default: 5, range: 1...1_000_000)
@@ -116,8 +137,13 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
     if options.compare && llamaBench == nil {
         printError("bench: --compare-llama-cpp: llama-bench not found on PATH or in $LLAMA_BENCH; comparison unavailable\n")
     }
+    var paths = options.models
+    for model in options.synthetic {
+        guard let path = materialize(model, in: options.syntheticDirectory) else { return 1 }
+        paths.append(path)
+    }
     if !options.json { printTableHeader(compare: llamaBench != nil) }
-    for path in options.models {
+    for path in paths {
         let t0 = now()
         let model: any CausalLanguageModel, file: GGUFFile
         do {
@@ -128,6 +154,10 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
             return 1
         }
         let loadSeconds = now() - t0
+        if !options.models.contains(path), let bad = nonFiniteLogitRow(model) {
+            printError("bench: \(path): NaN or inf in the logits of synthetic token \(bad); the random scales are wrong for this shape\n")
+            return 1
+        }
         let headDim = model.hyperparameters.headDim
         if let kv = options.kvs.first(where: { !$0.supports(headDim: headDim) }) {
             printError("bench: \(path): --kv \(kv) needs a head dimension that is a multiple of 32; this model's is \(headDim)\n")
@@ -215,6 +245,34 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
         }
     }
     return 0
+}
+
+/// The cached file of a --synthetic model, written first when missing (progress and any type
+/// substitution on stderr); nil after printing why it could not be written.
+func materialize(_ model: SyntheticModel, in directory: String) -> String? {
+    for s in model.substitutions {
+        printError("bench: note: \(model.spec): llama.cpp writes \(s.tensors) tensors in \(s.llamaCpp), which Quanta cannot run yet; "
+                   + "written in \(s.written)\n")
+    }
+    let path = SyntheticCache.path(of: model, in: directory)
+    if access(path, R_OK) != 0 {
+        printError("bench: writing \(model.spec) (\(fixed(Double(model.weightBytes) / 1_073_741_824, 2)) GiB) to \(path)\n")
+    }
+    do {
+        return try SyntheticCache.materialize(model, in: directory).path
+    } catch {
+        printError("bench: --synthetic \(model.spec): \(error)\n")
+        return nil
+    }
+}
+
+/// The first of a few prompt positions whose logits are not all finite, or nil: a random-weight
+/// model must not measure a NaN-filled forward.
+func nonFiniteLogitRow(_ model: any CausalLanguageModel) -> Int? {
+    let tokens = benchTokens(4, vocabulary: model.hyperparameters.vocabulary)
+    let state = model.makeState(contextSize: tokens.count, maxBatch: tokens.count)
+    guard let logits = model.forward(tokens, state: state, logitRows: 0..<tokens.count) else { return 0 }
+    return (0..<tokens.count).first { !logits.copyRow($0).allSatisfy(\.isFinite) }
 }
 
 /// Deterministic token ids for benchmarking (what they are does not change the work).

@@ -1,0 +1,75 @@
+import GGUF
+
+/// A llama.cpp quantization preset (`llama-quantize`'s ftype): which type each tensor gets.
+/// The rules are facts read from llama.cpp's `llama_tensor_get_type` (src/llama-quant.cpp), for
+/// the presets listed here, followed by its fallback for rows that are not a whole number of the
+/// type's blocks; types Quanta cannot run yet are then replaced (`substitutions`).
+public enum QuantMix: String, CaseIterable, Sendable {
+    case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q4_K_M = "q4_k_m"
+
+    /// The type of every quantized tensor the rules below do not single out.
+    var baseType: GGMLType {
+        switch self {
+        case .q4_0: return .q4_0
+        case .q4_1: return .q4_1
+        case .q5_0: return .q5_0
+        case .q8_0: return .q8_0
+        case .q6_K: return .q6_K
+        case .q4_K_M: return .q4_K
+        }
+    }
+
+    /// `general.file_type` (llama.cpp's `llama_ftype`).
+    var fileType: UInt32 {
+        switch self {
+        case .q4_0: return 2
+        case .q4_1: return 3
+        case .q8_0: return 7
+        case .q5_0: return 8
+        case .q4_K_M: return 15
+        case .q6_K: return 18
+        }
+    }
+
+    /// Types llama.cpp's mix can produce that Quanta has no kernels for, and what is written in
+    /// their place: the next larger type it runs (more bytes per token, never fewer).
+    public static let substitutions: [GGMLType: GGMLType] = [.q5_K: .q6_K, .q5_1: .q8_0]
+
+    /// The type of a 2-D weight `name` (`blk.N.attn_v.weight`, ...) with `columns` values per row
+    /// in layer `layer` of `layers`; `tied`: the token embedding is also the output head.
+    /// Before substitution (what llama.cpp would write).
+    func llamaCppType(_ name: String, columns: Int, layer: Int?, layers: Int, tied: Bool) -> GGMLType {
+        var type = baseType
+        if name == "output.weight" || (tied && name == "token_embd.weight") {
+            // The output head: Q8_0 when its rows do not divide into the base type's blocks,
+            // otherwise Q6_K unless the base is Q8_0.
+            if columns % baseType.blockSize != 0 { type = .q8_0 } else if baseType != .q8_0 { type = .q6_K }
+        } else if self == .q4_K_M, let layer {
+            // One layer in three, and the first and last eighth, get more bits in V and FFN-down;
+            // fused QKV is one step up throughout.
+            let moreBits = layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2
+            if name.hasSuffix(".attn_v.weight") && moreBits { type = .q6_K }
+            if name.hasSuffix(".ffn_down.weight") && moreBits { type = .q6_K }
+            if name.hasSuffix(".attn_qkv.weight") { type = .q5_K }
+        }
+        return Self.fallback(type, columns: columns)
+    }
+
+    /// The type written: llama.cpp's, with `substitutions` applied.
+    func type(_ name: String, columns: Int, layer: Int?, layers: Int, tied: Bool) -> GGMLType {
+        let type = llamaCppType(name, columns: columns, layer: layer, layers: layers, tied: tied)
+        return Self.substitutions[type] ?? type
+    }
+
+    /// llama.cpp's `tensor_type_fallback` for the types these mixes produce: a 256-value block
+    /// type on rows that are not a multiple of 256 becomes a 32-value one.
+    static func fallback(_ type: GGMLType, columns: Int) -> GGMLType {
+        guard columns % type.blockSize != 0 else { return type }
+        switch type {
+        case .q4_K: return .q5_0
+        case .q5_K: return .q5_1
+        case .q6_K: return .q8_0
+        default: return .f16
+        }
+    }
+}

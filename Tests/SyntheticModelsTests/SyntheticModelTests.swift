@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import Architectures
+import Engine
+import GGUF
+@testable import SyntheticModels
+
+// Time cap: 120 s on 2 cores (writes seven 100–270 MB files, runs a few tokens through each).
+
+/// The real models in Models/, written by llama.cpp's converter and quantizer: the reference
+/// for the synthetic presets of their shapes.
+private let modelsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Models").path
+
+private func realFile(_ name: String) throws -> GGUFFile { try GGUFFile(path: modelsDirectory + "/" + name) }
+
+@Suite struct SyntheticPresetTests {
+    /// The presets of the two real models plan exactly the tensors (names, shapes, types) and
+    /// architecture keys of the published GGUF files, which llama.cpp's quantizer wrote: its type
+    /// mix, fallbacks and tied output included.
+    @Test(arguments: [("smollm2-135m:q4_1", "SmolLM2-135M-Instruct.Q4_1.gguf"), ("gemma3-270m:q4_k_m", "gemma-3-270m-q4_k_m.gguf")])
+    func planEqualsThePublishedFile(_ spec: String, _ fileName: String) throws {
+        let model = try #require(try SyntheticModel.parse(spec).first)
+        let real = try realFile(fileName)
+        let planned = Dictionary(uniqueKeysWithValues: model.tensors.map { ($0.name, $0) })
+        #expect(Set(planned.keys) == Set(real.tensors.map(\.name)))
+        for t in real.tensors {
+            guard let p = planned[t.name] else { continue }
+            #expect(p.shape == t.shape.map { Int($0) } && p.type == t.type, "\(t.name): planned \(p.shape) \(p.type), real \(t.shape) \(t.type)")
+        }
+        let arch = try #require(real.architecture)
+        let keys = Dictionary(model.metadata, uniquingKeysWith: { a, _ in a })
+        for key in real.metadataKeys where key.hasPrefix(arch + ".") {
+            #expect(keys[key] == real.metadata[key], "\(key)")
+        }
+        #expect(Set(keys.keys.filter { $0.hasPrefix(arch + ".") }) == Set(real.metadataKeys.filter { $0.hasPrefix(arch + ".") }))
+        #expect(try real.strings("tokenizer.ggml.tokens").count == model.shape.vocabulary)
+    }
+
+    @Test func badSpecsAreOneLineListingThePresets() throws {
+        for spec in ["llama9-1t:q4_0", "llama3.2-1b:q3_k", "llama3.2-1b:", ""] {
+            do {
+                _ = try SyntheticModel.parse(spec)
+                Issue.record("\(spec) parsed")
+            } catch {
+                let line = error.description
+                #expect(!line.contains("\n") && line.contains("llama3.2-1b") && line.contains("q4_k_m"), "\(line)")
+            }
+        }
+        #expect(try SyntheticModel.parse("qwen2.5-1.5b:q4_k_m,q8_0").map(\.mix) == [.q4_K_M, .q8_0])
+        #expect(try SyntheticModel.parse("llama3.2-1b").map(\.mix) == [.q4_0])
+    }
+
+    /// Phi-4-mini's Q4_K_M has fused QKV in Q5_K, which Quanta cannot run yet: reported, and
+    /// written as Q6_K.
+    @Test func unsupportedTypesAreSubstitutedAndReported() throws {
+        let model = try #require(try SyntheticModel.parse("phi4-mini:q4_k_m").first)
+        let s = model.substitutions
+        #expect(s.count == 1 && s[0].llamaCpp == .q5_K && s[0].written == .q6_K && s[0].tensors == 32)
+        #expect(model.tensors.filter { $0.name.hasSuffix("attn_qkv.weight") }.allSatisfy { $0.type == .q6_K })
+        #expect(try SyntheticModel.parse("llama3.2-1b:q4_k_m").first!.substitutions.isEmpty)
+    }
+}
+
+@Suite(.serialized) struct SyntheticFileTests {
+    static let directory: String = {
+        let d = NSTemporaryDirectory() + "quanta-synthetic-tests-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }()
+
+    /// The written file read back by the `gguf` PyPI package (llama.cpp's gguf-py): the plan's
+    /// tensor names, shapes and types, and the architecture keys; and by our reader.
+    @Test func writtenFileReadsBackWithTheGGUFPackage() throws {
+        let model = try #require(try SyntheticModel.parse("smollm2-135m:q4_k_m").first)
+        let (path, _) = try SyntheticCache.materialize(model, in: Self.directory)
+        defer { unlink(path) }
+        let script = """
+        import gguf, json, sys
+        r = gguf.GGUFReader(sys.argv[1])
+        tensors = [[t.name, [int(d) for d in t.shape], t.tensor_type.name] for t in r.tensors]
+        keys = {k: f.contents() for k, f in r.fields.items() if k.startswith("llama.")}
+        print(json.dumps({"tensors": tensors, "keys": keys, "tokens": len(r.fields["tokenizer.ggml.tokens"].data)}))
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "python3 with the gguf package (make deps installs it): \(errors)")
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let tensors = try #require(json["tensors"] as? [[Any]])
+        let theirs = tensors.map { "\($0[0]) \($0[1] as! [Int]) \($0[2])" }
+        let ours = model.tensors.map { "\($0.name) \($0.shape) \($0.type)" }
+        #expect(theirs == ours)
+        #expect(Set(model.tensors.map(\.type)) == [.f32, .q4_K, .q5_0, .q6_K, .q8_0], "the mix exercised")
+        let keys = try #require(json["keys"] as? [String: Any])
+        #expect(keys["llama.block_count"] as? Int == 30 && keys["llama.attention.head_count_kv"] as? Int == 3)
+        #expect(keys["llama.embedding_length"] as? Int == 576 && keys["llama.feed_forward_length"] as? Int == 1536)
+        #expect(json["tokens"] as? Int == 49_152)
+        let file = try GGUFFile(path: path)
+        #expect(file.tensors.map { "\($0.name) \($0.shape.map { Int($0) }) \($0.type)" } == ours)
+    }
+
+    /// Every mix on the 135M shape, and Gemma 3's: our loader takes the file and a prompt then a
+    /// few decode steps give finite logits that differ between tokens (the scales neither
+    /// overflow nor vanish).
+    @Test(arguments: ["smollm2-135m:q4_0", "smollm2-135m:q4_1", "smollm2-135m:q5_0", "smollm2-135m:q8_0",
+                      "smollm2-135m:q6_k", "smollm2-135m:q4_k_m", "gemma3-270m:q4_k_m"])
+    func logitsAreFinite(_ spec: String) throws {
+        let model = try #require(try SyntheticModel.parse(spec).first)
+        let (path, _) = try SyntheticCache.materialize(model, in: Self.directory)
+        defer { unlink(path) }
+        let file = try GGUFFile(path: path)
+        let lm = try loadModel(file)
+        let state = lm.makeState(contextSize: 16, maxBatch: 8)
+        var rows: [[Float]] = []
+        let prompt = try #require(lm.forward([1, 300, 4000, 17, 9], state: state, logitRows: 0..<5))
+        rows += (0..<5).map(prompt.copyRow)
+        for t: Int32 in [42, 4242] { rows.append(try #require(lm.forward([t], state: state, logitRows: 0..<1)).copyRow(0)) }
+        for (i, row) in rows.enumerated() {
+            #expect(row.count == model.shape.vocabulary)
+            #expect(row.allSatisfy { $0.isFinite }, "\(spec): row \(i) has NaN or inf")
+            let mean = row.reduce(0, +) / Float(row.count)
+            let spread = (row.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Float(row.count)).squareRoot()
+            #expect(spread > 0.05 && spread < 1e3, "\(spec): row \(i) logit spread \(spread)")
+        }
+        #expect(rows[0] != rows[1])
+    }
+}
