@@ -7,9 +7,10 @@
 #                FUZZ_SECONDS; seeds in Fuzz/corpus, findings under .build/fuzz; then the macro
 #                plugin through its protocol with MACRO_FUZZ_CASES declarations
 
-APT_PACKAGES := libopenblas-dev libomp-dev libedit-dev libsimde-dev
-# PyPI packages tests run as independent readers (gguf: llama.cpp's gguf-py).
-PIP_PACKAGES := gguf
+APT_PACKAGES := libopenblas-dev libomp-dev libedit-dev libsimde-dev libmicrohttpd-dev
+# PyPI packages the tests use: gguf (llama.cpp's gguf-py) as an independent GGUF reader, openai as
+# the real client the server tests drive `quanta serve` with.
+PIP_PACKAGES := gguf openai
 SWIFT ?= swift
 # Tests run on a release build so the C kernels are optimised; -enable-testing keeps
 # `@testable import` working under -O.

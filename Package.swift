@@ -77,9 +77,19 @@ let package = Package(
             pkgConfig: "libedit",
             providers: [.apt(["libedit-dev"])]
         ),
+        // libmicrohttpd (Debian's libmicrohttpd-dev) for `quanta serve`'s HTTP.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            path: "Sources/CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // `quanta serve`: HTTP over libmicrohttpd and the OpenAI-compatible endpoints on the
+        // local executor.
+        .target(name: "Server", dependencies: ["CMicroHTTPD", "JSON", "LanguageModelAPI", "LocalModels"], path: "Sources/Server"),
         .executableTarget(
             name: "quanta",
-            dependencies: ["CommandLineSpec", "GGUF", "JSON", "Tokenizers", "Templates", "Quanta", "Evaluation", "CLineEdit"],
+            dependencies: ["CommandLineSpec", "GGUF", "JSON", "Tokenizers", "Templates", "Quanta", "Evaluation", "CLineEdit", "Server"],
             path: "Sources/quanta"
         ),
         .executableTarget(
@@ -136,6 +146,10 @@ let package = Package(
             exclude: ["Tools/Fixtures", "Guided/MacroSchemaFixtures"]
         ),
         .testTarget(name: "CLITests", dependencies: ["GGUF"], path: "Tests/CLITests"),
+        // `quanta serve` driven by real clients (the `openai` Python package, curl), and its request
+        // decoding in process.
+        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "Quanta"], path: "Tests/ServerTests",
+                    exclude: ["openai_client.py"]),
         // Drives the macro plugin executable through the compiler's protocol (golden expansions,
         // fuzz). It runs the plugin built for `Quanta` from .build and must not depend on the
         // macro target: a test target that does makes SwiftPM build every target twice, once

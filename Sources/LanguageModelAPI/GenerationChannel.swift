@@ -22,8 +22,9 @@ public final class LanguageModelExecutorGenerationChannel: AsyncSequence, Sendab
         continuation.yield(event)
     }
 
-    /// Ends the sequence (the session calls this when the executor returns or throws).
-    func finish() { continuation.finish() }
+    /// Ends the sequence: the session calls this when the executor returns or throws, and so
+    /// does any other caller that drives an executor itself.
+    public func finish() { continuation.finish() }
 
     /// Iterates the events in the order they were sent (one reader).
     public func makeAsyncIterator() -> AsyncStream<Event>.Iterator { stream.makeAsyncIterator() }

@@ -8,7 +8,7 @@ import Glibc
 /// The release this binary is (bumped with each landed milestone).
 let quantaVersion = "0.5.0"
 
-let commands = [inspectSpec, generateSpec, chatSpec, perplexitySpec, templateSpec, tokenizeSpec]
+let commands = [inspectSpec, generateSpec, chatSpec, serveSpec, perplexitySpec, templateSpec, tokenizeSpec]
 
 let usage = "usage: quanta <command> [options]\n\ncommands:\n"
     + commands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n")
@@ -28,6 +28,7 @@ case "perplexity": exit(await runPerplexity(rest))
 case "template": exit(runTemplate(rest))
 case "tokenize": exit(runTokenize(rest))
 case "chat": exit(await runChat(rest))
+case "serve": exit(await runServe(rest))
 case "-h", "--help", "help":
     print(usage, terminator: "")
 case "--version", "-v", "version":
