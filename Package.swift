@@ -137,9 +137,12 @@ let package = Package(
             // Fixtures are read from the source tree (see Fixtures.swift), not bundled.
             exclude: ["Fixtures"]
         ),
+        // Tiny GGUF models whose greedy output is designed (a thinking model), written by the
+        // tests that need one.
+        .target(name: "DesignedModels", dependencies: ["GGUF"], path: "Tests/DesignedModels"),
         .testTarget(
             name: "QuantaTests",
-            dependencies: ["Quanta", "LanguageModelAPI", "LocalModels", "Evaluation", "Architectures", "Tokenizers", "Templates", "GGUF", "Grammar"],
+            dependencies: ["DesignedModels", "Quanta", "LanguageModelAPI", "LocalModels", "Evaluation", "Architectures", "Tokenizers", "Templates", "GGUF", "Grammar"],
             path: "Tests/QuantaTests",
             // jinja2 reference renderings and schemas of hand-written conformances, read from the
             // source tree via #filePath.
@@ -148,7 +151,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["GGUF"], path: "Tests/CLITests"),
         // `quanta serve` driven by real clients (the `openai` Python package, curl), and its request
         // decoding in process.
-        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "Quanta"], path: "Tests/ServerTests",
+        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "Quanta", "DesignedModels"], path: "Tests/ServerTests",
                     exclude: ["openai_client.py"]),
         // Drives the macro plugin executable through the compiler's protocol (golden expansions,
         // fuzz). It runs the plugin built for `Quanta` from .build and must not depend on the

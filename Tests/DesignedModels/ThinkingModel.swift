@@ -9,37 +9,37 @@ import GGUF
 /// axis), and the untied output matrix's row for token b has a 1 on the axis of the token a
 /// that precedes it, so token a's logits are √d for b and 0 for everything else. The model is a
 /// pure bigram, which also means a forced `</think>` continues with the answer.
-enum ThinkingModel {
-    static let specials: [(String, Int32)] = [
+public enum ThinkingModel {
+    public static let specials: [(String, Int32)] = [
         ("<unk>", 2), ("<s>", 3), ("</s>", 3), ("<think>", 4), ("</think>", 4),
         ("<|user|>", 3), ("<|assistant|>", 3), ("<|system|>", 3),
     ]
-    static let thoughts = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    public static let thoughts = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                            "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
                            "nineteen", "twenty"]
-    static let answer = ["Paris", "is", "lovely"]
-    static let template = """
+    public static let answer = ["Paris", "is", "lovely"]
+    public static let template = """
         {{ bos_token }}{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}{% endfor %}\
         {% if add_generation_prompt %}<|assistant|>{% endif %}
         """
 
     /// Vocabulary: the specials, "▁word" for every thought and answer word, then 256 byte tokens.
-    static var tokens: [String] {
+    public static var tokens: [String] {
         specials.map(\.0) + (thoughts + answer).map { "▁" + $0 } + byteTokens
     }
 
     /// The 256 byte-fallback tokens `<0x00>` … `<0xFF>`, the end of every designed vocabulary.
-    static let byteTokens = (0..<256).map { "<0x" + String(format: "%02X", $0) + ">" }
+    public static let byteTokens = (0..<256).map { "<0x" + String(format: "%02X", $0) + ">" }
 
-    static func id(_ token: String) -> Int { tokens.firstIndex(of: token)! }
-    static func word(_ w: String) -> Int { id("▁" + w) }
+    public static func id(_ token: String) -> Int { tokens.firstIndex(of: token)! }
+    public static func word(_ w: String) -> Int { id("▁" + w) }
 
     /// The designed greedy path, each token followed by the next.
-    static var chain: [Int] {
+    public static var chain: [Int] {
         [id("<|assistant|>"), id("<think>")] + thoughts.map(word) + [id("</think>")] + answer.map(word) + [id("</s>")]
     }
 
-    static func gguf() -> [UInt8] {
+    public static func gguf() -> [UInt8] {
         designedBigram(tokens: tokens, types: specials.map(\.1) + [Int32](repeating: 1, count: thoughts.count + answer.count)
                         + [Int32](repeating: 6, count: 256),
                        edges: Array(zip(chain, chain.dropFirst())), template: template, bos: 1, eos: 2, addBOS: nil)
@@ -47,7 +47,7 @@ enum ThinkingModel {
 
     /// A one-layer llama GGUF whose greedy next token after token a is b for every (a, b) in
     /// `edges` (see the type's comment): SentencePiece vocabulary `tokens` with token types `types`.
-    static func designedBigram(tokens: [String], types: [Int32], edges: [(Int, Int)], template: String,
+    public static func designedBigram(tokens: [String], types: [Int32], edges: [(Int, Int)], template: String,
                                bos: Int, eos: Int, addBOS: Bool?, contextLength: Int = 256) -> [UInt8] {
         let vocab = tokens.count, d = 32
         var embedding = [Float](repeating: 0, count: vocab * d)   // [vocab][d]
@@ -96,12 +96,12 @@ enum ThinkingModel {
     }
 
     /// Writes the model to a fresh temporary file.
-    static func write() throws -> URL {
+    public static func write() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("quanta-thinking-\(UUID().uuidString).gguf")
         try Data(gguf()).write(to: url)
         return url
     }
 
     /// "▁one▁two" → " one two", as the SentencePiece decoder writes them.
-    static func text(_ words: ArraySlice<String>) -> String { words.map { " " + $0 }.joined() }
+    public static func text(_ words: ArraySlice<String>) -> String { words.map { " " + $0 }.joined() }
 }

@@ -1,3 +1,4 @@
+import DesignedModels
 import Foundation
 import Testing
 @testable import Evaluation

@@ -1,5 +1,6 @@
 // Requests the session must refuse or defuse: special-token injection, invalid options,
 // capability checks in the session, and base models writing the next turn.
+import DesignedModels
 import Foundation
 import Testing
 @testable import Evaluation

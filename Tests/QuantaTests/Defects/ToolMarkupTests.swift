@@ -3,6 +3,7 @@
 // exactly the markup under test, written in the Hermes format that templates without tool
 // support are given (as Gemma 3's is).
 // Time cap: about 2 s (tiny designed models, a few dozen tokens each).
+import DesignedModels
 import Foundation
 import Synchronization
 import Testing
