@@ -48,6 +48,10 @@ import Testing
         for c in cases {
             try expectError(try curl(chat, body: c.body, headers: [Self.key]), status: c.status, code: c.code, param: c.param)
         }
+        // Streamed too: a prompt that cannot fit is a 400 before the event stream starts.
+        let long = String(repeating: "word ", count: 400)
+        try expectError(try curl(chat, body: #"{"stream": true, "messages": [{"role": "user", "content": "\#(long)"}]}"#,
+                                 headers: [Self.key]), status: 400, code: "context_length_exceeded", param: "messages")
         try expectError(try curl(server.baseURL + "/v1/completions", body: #"{"prompt": 5}"#, headers: [Self.key]),
                         status: 400, code: "invalid_value", param: "prompt")
         try expectError(try curl(server.baseURL + "/v1/nothing", method: "GET", headers: [Self.key]), status: 404, code: "not_found")
