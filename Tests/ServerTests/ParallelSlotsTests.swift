@@ -7,7 +7,7 @@ import Glibc
 
 /// `-np 2 --queue 1`: two requests run at once, each on its own slot, and answer exactly what
 /// each answers alone (the Swift API's greedy answer); a third waits in the queue (SSE comments, no content) until a slot frees;
-/// a fourth is refused with 503. Time cap: about 30 s (one model load, about 300 tokens).
+/// a fourth is refused with 503. Time cap: about 40 s (one model load, about 1,200 tokens).
 @Suite(.serialized) struct ParallelSlotsTests {
     static func body(_ prompt: String, tokens: Int) -> String {
         #"{"messages":[{"role":"user","content":"\#(prompt)"}],"max_tokens":\#(tokens),"temperature":0,"stream":true}"#
@@ -27,9 +27,12 @@ import Glibc
         let server = try ServerProcess(["-np", "2", "--queue", "1"])
         defer { #expect(server.terminate() == 0) }
         let chat = server.baseURL + "/v1/chat/completions"
-        let prompts = ["Write a poem about the sea.", "List some fruits."]
-        let (a, fileA) = try startStream(chat, body: Self.body(prompts[0], tokens: 60))
-        let (b, fileB) = try startStream(chat, body: Self.body(prompts[1], tokens: 60))
+        // Counting keeps both slots busy for all `tokens` (no early end of text), so the third
+        // request certainly finds them taken, however fast the host runs.
+        let prompts = ["Write the numbers from 100 to 400, separated by commas.", "Write the numbers from 500 to 900, separated by commas."]
+        let tokens = 300
+        let (a, fileA) = try startStream(chat, body: Self.body(prompts[0], tokens: tokens))
+        let (b, fileB) = try startStream(chat, body: Self.body(prompts[1], tokens: tokens))
         defer { for f in [fileA, fileB] { try? FileManager.default.removeItem(at: f) } }
         _ = try waitForEvents(fileA, count: 3)
         _ = try waitForEvents(fileB, count: 3)
@@ -55,7 +58,7 @@ import Glibc
         let model = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: smollm), configuration: .init(threads: 2))
         for (prompt, file) in zip(prompts, [fileA, fileB]) {
             let alone = try await LanguageModelSession(model: model)
-                .respond(to: prompt, options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 60)).content
+                .respond(to: prompt, options: GenerationOptions(sampling: .greedy, maximumResponseTokens: tokens)).content
             let together = try content(file)
             #expect(together == alone, "\(prompt): side by side \(together.debugDescription), alone \(alone.debugDescription)")
         }
