@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "ck_blocks.h"
 #include "ck_mx.h"
+#include "ck_ops.h"
 
 /// Weight operand formats.
 typedef enum {
@@ -253,25 +254,37 @@ typedef struct {
 
 struct ck_row_prefetch;
 struct ck_range_job;
+struct ck_head_job;
+struct ck_path_kernels;
 
-/// Every kernel of one path, filled once at start (static tables).
-typedef struct {
+/// Attention of a batch of query rows (ck_attention_desc) with the kernels of table k.
+typedef void (*ck_attention_rows_kernel)(const ck_attention_desc *d, int nthreads, const struct ck_path_kernels *k);
+
+/// Every kernel of one path, filled once at start (static tables). Every slot is filled on every
+/// path; a kernel that covers only some shapes hands the others to a twin itself.
+typedef struct ck_path_kernels {
     ck_kernel_path path;
     const char *name;                          ///< as QUANTA_KERNEL_PATH spells it
     ck_format_kernels format[CK_WF_COUNT];
     ck_quantize_kernel quantize[CK_ACT_COUNT]; ///< by ck_act_format (F32 unused)
     void (*swiglu)(float *gate, const float *up, int64_t n);
     void (*geglu)(float *gate, const float *up, int64_t n);
-    int simd_rows;                             ///< row ops, attention and KV rows may use their AVX2 kernels (or the wider ones below)
+    /// RMSNorm of `count` consecutive `width`-long vectors (ck_rms_norm's bits for each).
+    void (*rms_norm_vectors)(const float *x, const float *w, float *y, int64_t count, int64_t width, float eps);
+    /// One fp32 row of n values into a KV cache row, by ck_kv_format.
+    void (*kv_store[CK_KV_FORMAT_COUNT])(const float *x, void *row, int64_t n);
+    /// Attention of one (query row, head) pair (attention_heads.h), by cache format: decode rows
+    /// that do not go split-K and batches of 2-3 rows.
+    void (*attention_head[CK_KV_FORMAT_COUNT])(const struct ck_head_job *);
+    /// Prefill attention (rows >= 4): the blocked kernel on the SIMD paths (attention_tiled.h),
+    /// the per-head kernel on ref.
+    ck_attention_rows_kernel attention_prefill;
+    /// The split-K decode unit (attention_split_unit.h), by cache format.
+    void (*attention_split[CK_KV_FORMAT_COUNT])(const struct ck_range_job *);
     /// The prefill attention's two FMA phases at this path's width (attention_tiles.h), for head
     /// dims that are multiples of 16; NULL: the AVX2 ones.
     void (*attention_scores)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
     void (*attention_values)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
-    /// The split-K decode unit over an fp16 cache at this path's width (attention_internal.h),
-    /// for head dims that are multiples of 16; NULL: the AVX2 one.
-    void (*attention_split_f16)(const struct ck_range_job *);
-    /// The split-K decode unit over a q8_0 cache at this path's width; NULL: the AVX2 one.
-    void (*attention_split_q8_0)(const struct ck_range_job *);
     /// The prefill attention's scores over a q8_0 cache in integer arithmetic at this path's
     /// width (attention_tiles.h); NULL: the fp32 phases over the decoded rows.
     void (*attention_scores_q8_0)(const int16_t *, const float *, const int16_t *, const float *, float *, int64_t, int64_t,

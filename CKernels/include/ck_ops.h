@@ -13,6 +13,10 @@ void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps)
 /// ck_rms_norm of four consecutive vectors x + v*n (v = 0..3) into y + v*n, bit-identical to four
 /// ck_rms_norm calls (their sums run side by side in double lanes). n a multiple of 4.
 void ck_rms_norm4_avx2(const float *x, const float *w, float *y, int64_t n, float eps);
+/// ck_rms_norm of `count` consecutive `width`-long vectors x + v*width into y + v*width: one by
+/// one (ref) or four at a time where width is a multiple of 4 (AVX2); the same bits either way.
+void ck_rms_norm_vectors_ref(const float *x, const float *w, float *y, int64_t count, int64_t width, float eps);
+void ck_rms_norm_vectors_avx2(const float *x, const float *w, float *y, int64_t count, int64_t width, float eps);
 
 /// Rotary embedding of one token's heads in place. `x` is [n_heads][head_dim]; the first
 /// `n_rot` dims of each head rotate by angle pos * base^(-2i/n_rot). `neox` = 0 rotates adjacent
@@ -88,11 +92,21 @@ typedef enum {
     CK_KV_Q8_0 = 1,         // ck_block_q8_0 per 32 elements (fp16 scale)
     CK_KV_MXFP8_E4M3 = 2,   // ck_block_mxfp8 per 32 elements (ue8m0 scale, E4M3 codes)
 } ck_kv_format;
+/// Number of ck_kv_format values (the kernel table's per-format slots).
+#define CK_KV_FORMAT_COUNT 3
 
 /// Bytes one row of `n` elements takes in `format` (n a multiple of 32 for the block formats).
 int64_t ck_kv_row_bytes(ck_kv_format format, int64_t n);
-/// Encodes one fp32 row of `n` elements into `format`.
+/// Encodes one fp32 row of `n` elements into `format` (the active path's kernel).
 void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n);
+/// The per-format row encoders the kernel tables name (kv_format.c), the same bytes on every
+/// path: fp16 by ck_fp32_to_fp16 per value or F16C; q8_0 by the two quantizers above; MXFP8 E4M3
+/// by ck_quantize_row_mxfp8_e4m3.
+void ck_kv_store_f16_ref(const float *x, void *row, int64_t n);
+void ck_kv_store_f16_avx2(const float *x, void *row, int64_t n);
+void ck_kv_store_q8_0_ref(const float *x, void *row, int64_t n);
+void ck_kv_store_q8_0_avx2(const float *x, void *row, int64_t n);
+void ck_kv_store_mxfp8_e4m3(const float *x, void *row, int64_t n);
 /// Decodes one row of `n` elements (exactly what the format's dequantizer gives).
 void ck_kv_load_row(ck_kv_format format, const void *row, float *y, int64_t n);
 
@@ -139,9 +153,9 @@ void ck_attention(const ck_attention_desc *d, int nthreads);
 /// multiples of 8, 16 lanes on the AVX-512 paths for multiples of 16; the block formats'
 /// head_dim is a multiple of 32).
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads);
-/// The blocked prefill kernel of ck_attention (rows >= 4 on the SIMD paths) on an explicit
-/// kernel path (a ck_kernel_path), so tests can compare paths: returns 0 (doing nothing) when the
-/// path is not supported here, has no SIMD attention, or the kernel does not apply.
+/// The prefill attention of ck_attention (rows >= 4: the blocked kernel on the SIMD paths, the
+/// per-head kernel on ref) on an explicit kernel path (a ck_kernel_path), so tests can compare
+/// paths: returns 0 (doing nothing) when the path is not supported here.
 int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path);
 /// ck_attention_split_k with the units of an explicit kernel path (a ck_kernel_path), so tests
 /// can compare paths; 0 (doing nothing) also when the path is not supported here.

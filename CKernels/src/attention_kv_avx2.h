@@ -8,7 +8,7 @@
 
 #include <immintrin.h>
 #include "ck_ops.h"
-#include "attention_internal.h"
+#include "attention_prefetch.h"
 #include "ck_blocks.h"
 #include "ck_mx.h"
 #include "avx2_reduce.h"

@@ -29,7 +29,7 @@
 #include "ck_ops.h"
 #include "ck_convert.h"
 #include "ck_matmul.h"
-#include "attention_internal.h"
+#include "attention_split_unit.h"
 #include "avx2_exp.h"
 #include "avx2_reduce.h"
 #include "attention_kv_avx2.h"
@@ -61,7 +61,7 @@ static const float *decode(const range_job *j, const uint8_t *base, int64_t p, i
 
 /// Scalar reference: scores, per-head max and e^(s - m) with libm, then the weighted V sum,
 /// over each row decoded to fp32 by ck_kv_load_row.
-static void range_ref(const range_job *j) {
+void ck_attention_split_ref(const range_job *j) {
     const int64_t hd = j->hd, len = j->len;
     for (int64_t h = 0; h < j->heads; h++) {
         const float *q = j->q + h * hd;
@@ -351,9 +351,12 @@ T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
     }
 }
 
-T256 static void range_f16(const range_job *j) { range_simd(j, CK_KV_F16); }
-T256 static void range_q8_0(const range_job *j) { range_simd(j, CK_KV_Q8_0); }
-T256 static void range_mxfp8(const range_job *j) { range_simd(j, CK_KV_MXFP8_E4M3); }
+T256 void ck_attention_split_f16_avx2(const range_job *j) {
+    if (j->hd % 8 == 0) range_simd(j, CK_KV_F16);
+    else ck_attention_split_ref(j);
+}
+T256 void ck_attention_split_q8_0_avx2(const range_job *j) { range_simd(j, CK_KV_Q8_0); }
+T256 void ck_attention_split_mxfp8_avx2(const range_job *j) { range_simd(j, CK_KV_MXFP8_E4M3); }
 
 typedef struct {
     const ck_attention_desc *d;
@@ -408,8 +411,7 @@ static void merge(const ck_attention_desc *d, int64_t units) {
     }
 }
 
-/// ck_attention_split_k with the units of path table k.
-static int split_k(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
+int ck_attention_split_k_with(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
     if (d->rows != 1 || nthreads < 1) return 0;
     const int64_t last = d->positions[0];
     const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0;
@@ -417,24 +419,16 @@ static int split_k(const ck_attention_desc *d, int nthreads, const ck_path_kerne
     const int64_t units = nthreads < n ? nthreads : n;
     const int64_t longest = (n + units - 1) / units;
     if (d->heads * longest + unit_tmp_floats(d->heads, d->head_dim) + partial_floats(d) > d->scratch_stride) return 0;
-    split_job sj = {d, first, n, units, longest, range_ref};
-    if (k->simd_rows) {
-        switch (d->format) {
-        case CK_KV_F16:
-            if (d->head_dim % 16 == 0 && k->attention_split_f16) sj.fn = k->attention_split_f16;
-            else if (d->head_dim % 8 == 0) sj.fn = range_f16;
-            break;
-        case CK_KV_Q8_0: sj.fn = k->attention_split_q8_0 ? k->attention_split_q8_0 : range_q8_0; break;
-        case CK_KV_MXFP8_E4M3: sj.fn = range_mxfp8; break;
-        }
-    }
+    split_job sj = {d, first, n, units, longest, k->attention_split[d->format]};
     ck_parallel_units(run_unit, &sj, units, (int)units);
     merge(d, units);
     return 1;
 }
 
-int ck_attention_split_k(const ck_attention_desc *d, int nthreads) { return split_k(d, nthreads, ck_kernels(ck_kernel_path_get())); }
+int ck_attention_split_k(const ck_attention_desc *d, int nthreads) {
+    return ck_attention_split_k_with(d, nthreads, ck_kernels(ck_kernel_path_get()));
+}
 
 int ck_attention_split_k_on(const ck_attention_desc *d, int nthreads, int path) {
-    return ck_kernel_path_supported(path) ? split_k(d, nthreads, ck_kernels((ck_kernel_path)path)) : 0;
+    return ck_kernel_path_supported(path) ? ck_attention_split_k_with(d, nthreads, ck_kernels((ck_kernel_path)path)) : 0;
 }

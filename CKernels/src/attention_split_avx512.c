@@ -12,7 +12,7 @@
 
 /// Rows per K and V block, and how far ahead of a block its rows are prefetched (as the AVX2
 /// unit: the passes read a block KV head by KV head, which the hardware prefetchers do not follow;
-/// prefetch_rows, attention_internal.h).
+/// prefetch_rows, attention_prefetch.h).
 enum { BLOCK = 8, PREFETCH_ROWS = 16 };
 
 /// The upper 8 lanes of v plus its lower 8.
@@ -83,6 +83,7 @@ T512 INLINE void v_rows(const float *w, int64_t len, const uint8_t *vg, int64_t 
 }
 
 T512 void ck_attention_split_f16_avx512(const range_job *j) {
+    if (j->hd % 16 != 0) { ck_attention_split_f16_avx2(j); return; }
     const int64_t hd = j->hd, len = j->len, group = j->group, row_bytes = j->row_bytes;
     const int64_t kv_heads = j->heads / group;
     for (int64_t b0 = 0; b0 < len; b0 += BLOCK) {

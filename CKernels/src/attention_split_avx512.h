@@ -6,7 +6,7 @@
 #ifndef CK_ATTENTION_SPLIT_AVX512_H
 #define CK_ATTENTION_SPLIT_AVX512_H
 
-#include "attention_internal.h"
+#include "attention_split_unit.h"
 #include "avx512_target.h"
 #include "avx512_exp.h"
 

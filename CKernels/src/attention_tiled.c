@@ -34,7 +34,8 @@
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "avx2_exp.h"
-#include "attention_internal.h"
+#include "attention_heads.h"
+#include "attention_tiled.h"
 #include "attention_kv_avx2.h"
 #include "attention_tiles.h"
 
@@ -366,11 +367,11 @@ static void run_unit(void *ctx, int64_t u, int t) {
     j->unit(d, g, hg0, hg, r0, nr, d->scratch + (int64_t)t * d->scratch_stride, &j->phases);
 }
 
-int ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
-    if (!k->simd_rows) return 0;
-    int64_t cap = 0;
-    for (int64_t r = 0; r < d->rows; r++) cap = d->positions[r] + 1 > cap ? d->positions[r] + 1 : cap;
-    if (d->head_dim % 8 != 0 || d->scratch_stride < ck_attention_scratch_floats(cap, d->head_dim)) return 0;
+void ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
+    if (d->head_dim % 8 != 0 || d->scratch_stride < ck_attention_tiled_scratch_floats(d->head_dim)) {
+        ck_attention_heads(d, nthreads, k);
+        return;
+    }
     const int64_t group = d->heads / d->kv_heads;
     tiled_job j;
     j.d = d;
@@ -385,9 +386,11 @@ int ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_k
         j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0, k->attention_values_q8_0,
                                  k->attention_softmax};
     ck_parallel_units(run_unit, &j, j.units, nthreads);
-    return 1;
 }
 
 int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path) {
-    return ck_kernel_path_supported(path) ? ck_attention_tiled(d, nthreads, ck_kernels((ck_kernel_path)path)) : 0;
+    if (!ck_kernel_path_supported(path)) return 0;
+    const ck_path_kernels *k = ck_kernels((ck_kernel_path)path);
+    k->attention_prefill(d, nthreads, k);
+    return 1;
 }

@@ -1,7 +1,8 @@
 // The kernel paths: which ones this CPU runs (CPUID once, AMX tile permission once), the active
 // one (QUANTA_KERNEL_PATH or ck_kernel_path_set), and one static table per path naming every
-// kernel it uses, per weight format (as ggml's type traits). The drivers (dispatch.c, ops.c,
-// ops_rows.c) look kernels up here instead of testing the path themselves.
+// kernel it uses, per weight format and per KV cache format (as ggml's type traits). The drivers
+// (dispatch.c, ops.c, ops_rows.c, kv_format.c, attention*.c) look kernels up here instead of
+// testing the path themselves.
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,9 @@
 #include "ck_ops.h"
 #include "ck_tile.h"
 #include "attention_tiles.h"
-#include "attention_internal.h"
+#include "attention_heads.h"
+#include "attention_split_unit.h"
+#include "attention_tiled.h"
 
 static int cpu_has_avx2(void) {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
@@ -95,14 +98,30 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define QUANT(Q8_32) {[CK_ACT_Q8_32] = Q8_32, [CK_ACT_Q8_0] = ck_quantize_act_avx2, \
                       [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}
 
-/// The 16-lane attention: prefill phases, split-K fp16 and q8_0 decode units, q8_0 prefill phases,
-/// the prefill's softmax.
-#define ATTENTION_AVX512 ck_attention_scores_avx512, ck_attention_values_avx512, ck_attention_split_f16_avx512, \
-                         ck_attention_split_q8_0_avx512, ck_attention_scores_q8_0_avx512, \
-                         ck_attention_values_q8_0_avx512, ck_attention_softmax_avx512
-#define ATTENTION_AVX512_EMU ck_attention_scores_avx512_emu, ck_attention_values_avx512_emu, ck_attention_split_f16_avx512_emu, \
-                             ck_attention_split_q8_0_avx512_emu, ck_attention_scores_q8_0_avx512_emu, \
-                             ck_attention_values_q8_0_avx512_emu, ck_attention_softmax_avx512_emu
+/// The row ops, KV stores and attention kernels every path outside ref shares: AVX2 row kernels,
+/// the per-head fp16 kernel, the blocked prefill, the block formats' 8-lane split-K units, and
+/// `SPLIT_F16` / `SPLIT_Q8_0` for the fp16 and q8_0 split-K units.
+#define SIMD_ROWS(SPLIT_F16, SPLIT_Q8_0) \
+    .rms_norm_vectors = ck_rms_norm_vectors_avx2, \
+    .kv_store = {[CK_KV_F16] = ck_kv_store_f16_avx2, [CK_KV_Q8_0] = ck_kv_store_q8_0_avx2, \
+                 [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3}, \
+    .attention_head = {[CK_KV_F16] = ck_attention_head_f16_avx2, [CK_KV_Q8_0] = ck_attention_head_ref, \
+                       [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
+    .attention_prefill = ck_attention_tiled, \
+    .attention_split = {[CK_KV_F16] = SPLIT_F16, [CK_KV_Q8_0] = SPLIT_Q8_0, \
+                        [CK_KV_MXFP8_E4M3] = ck_attention_split_mxfp8_avx2}
+#define ROWS_AVX2 SIMD_ROWS(ck_attention_split_f16_avx2, ck_attention_split_q8_0_avx2)
+#define ROWS_AVX512 SIMD_ROWS(ck_attention_split_f16_avx512, ck_attention_split_q8_0_avx512)
+#define ROWS_AVX512_EMU SIMD_ROWS(ck_attention_split_f16_avx512_emu, ck_attention_split_q8_0_avx512_emu)
+
+/// The 16-lane prefill attention: its phases, q8_0 integer phases and softmax.
+#define ATTENTION_AVX512 .attention_scores = ck_attention_scores_avx512, .attention_values = ck_attention_values_avx512, \
+                         .attention_scores_q8_0 = ck_attention_scores_q8_0_avx512, \
+                         .attention_values_q8_0 = ck_attention_values_q8_0_avx512, .attention_softmax = ck_attention_softmax_avx512
+#define ATTENTION_AVX512_EMU .attention_scores = ck_attention_scores_avx512_emu, .attention_values = ck_attention_values_avx512_emu, \
+                             .attention_scores_q8_0 = ck_attention_scores_q8_0_avx512_emu, \
+                             .attention_values_q8_0 = ck_attention_values_q8_0_avx512_emu, \
+                             .attention_softmax = ck_attention_softmax_avx512_emu
 
 static const ck_path_kernels tables[CK_PATH_COUNT] = {
     [CK_PATH_REF] = {CK_PATH_REF, "ref",
@@ -110,23 +129,31 @@ static const ck_path_kernels tables[CK_PATH_COUNT] = {
                       [CK_WF_MXFP8_E4M3] = REF_ALL, [CK_WF_MXFP8_E5M2] = REF_ALL},
                      {[CK_ACT_Q8_32] = ck_quantize_act_ref, [CK_ACT_Q8_0] = ck_quantize_act_ref,
                       [CK_ACT_Q8_1] = ck_quantize_act_ref, [CK_ACT_Q8_K] = ck_quantize_act_ref},
-                     ck_swiglu_ref, ck_geglu_ref, 0},
+                     ck_swiglu_ref, ck_geglu_ref,
+                     .rms_norm_vectors = ck_rms_norm_vectors_ref,
+                     .kv_store = {[CK_KV_F16] = ck_kv_store_f16_ref, [CK_KV_Q8_0] = ck_kv_store_q8_0_ref,
+                                  [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3},
+                     .attention_head = {ck_attention_head_ref, ck_attention_head_ref, ck_attention_head_ref},
+                     .attention_prefill = ck_attention_heads,
+                     .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}},
     [CK_PATH_AVX2] = {CK_PATH_AVX2, "avx2",
                       {INTS(((ck_format_kernels){ck_matmul_avx2, ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FP8_AVX2},
-                      QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, 1},
+                      QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX2},
     [CK_PATH_AVX512] = {CK_PATH_AVX512, "avx512",
                         {AVX512_INTS(ck_matmul_avx512, ck_matmul_avx512, ck_prefill_avx512), FP8_AVX512},
-                        QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1, ATTENTION_AVX512},
+                        QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512, ATTENTION_AVX512},
     [CK_PATH_AMX] = {CK_PATH_AMX, "amx",
                      {AMX_INTS(ck_matmul_amx, ck_matmul_avx512, ck_prefill_amx, ck_prefill_avx512), FP8_AVX512},
-                     QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, 1, ATTENTION_AVX512},
+                     QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512, ATTENTION_AVX512},
     [CK_PATH_AVX512_EMU] = {CK_PATH_AVX512_EMU, "avx512-emu",
                             {AVX512_INTS(ck_matmul_avx512_emu, ck_matmul_avx512_emu, ck_prefill_avx512_emu), FP8_AVX512_EMU},
-                            QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1, ATTENTION_AVX512_EMU},
+                            QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512_EMU,
+                            ATTENTION_AVX512_EMU},
     [CK_PATH_AMX_EMU] = {CK_PATH_AMX_EMU, "amx-emu",
                          {AMX_INTS(ck_matmul_amx_emu, ck_matmul_avx512_emu, ck_prefill_amx_emu, ck_prefill_avx512_emu),
                           FP8_AVX512_EMU},
-                         QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, 1, ATTENTION_AVX512_EMU},
+                         QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512_EMU,
+                         ATTENTION_AVX512_EMU},
 };
 
 const ck_path_kernels *ck_kernels(ck_kernel_path p) {

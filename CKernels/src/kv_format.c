@@ -50,18 +50,16 @@ void ck_kv_load_row(ck_kv_format format, const void *row, float *y, int64_t n) {
     }
 }
 
+void ck_kv_store_f16_ref(const float *x, void *row, int64_t n) {
+    ck_half *h = row;
+    for (int64_t i = 0; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
+}
+
+void ck_kv_store_f16_avx2(const float *x, void *row, int64_t n) { ck_fp32_to_fp16_row_avx2(x, row, n); }
+void ck_kv_store_q8_0_ref(const float *x, void *row, int64_t n) { ck_kv_quantize_row_q8_0_ref(x, row, n); }
+void ck_kv_store_q8_0_avx2(const float *x, void *row, int64_t n) { ck_kv_quantize_row_q8_0_avx2(x, row, n); }
+void ck_kv_store_mxfp8_e4m3(const float *x, void *row, int64_t n) { ck_quantize_row_mxfp8_e4m3(x, row, n); }
+
 void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n) {
-    switch (format) {
-    case CK_KV_F16: {
-        ck_half *h = row;
-        if (ck_kernels(ck_kernel_path_get())->simd_rows) { ck_fp32_to_fp16_row_avx2(x, h, n); break; }
-        for (int64_t i = 0; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
-        break;
-    }
-    case CK_KV_Q8_0:
-        if (ck_kernels(ck_kernel_path_get())->simd_rows) ck_kv_quantize_row_q8_0_avx2(x, row, n);
-        else ck_kv_quantize_row_q8_0_ref(x, row, n);
-        break;
-    case CK_KV_MXFP8_E4M3: ck_quantize_row_mxfp8_e4m3(x, row, n); break;
-    }
+    ck_kernels(ck_kernel_path_get())->kv_store[format](x, row, n);
 }

@@ -12,6 +12,10 @@ void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps)
     for (int64_t i = 0; i < n; i++) y[i] = x[i] * scale * w[i];
 }
 
+void ck_rms_norm_vectors_ref(const float *x, const float *w, float *y, int64_t count, int64_t width, float eps) {
+    for (int64_t v = 0; v < count; v++) ck_rms_norm(x + v * width, w, y + v * width, width, eps);
+}
+
 /// c[i], s[i] for the next n pairs: cos and sin of *theta, which is then multiplied by scale
 /// (ggml's repeated multiplication; every rope entry point runs this one sequence).
 static void angles_from(float *theta, float scale, int64_t n, float *c, float *s) {

@@ -75,6 +75,13 @@ T256 void ck_rms_norm4_avx2(const float *x, const float *w, float *y, int64_t wi
     }
 }
 
+void ck_rms_norm_vectors_avx2(const float *x, const float *w, float *y, int64_t count, int64_t width, float eps) {
+    int64_t v = 0;
+    if (width % 4 == 0)
+        for (; v + 4 <= count; v += 4) ck_rms_norm4_avx2(x + v * width, w, y + v * width, width, eps);
+    ck_rms_norm_vectors_ref(x + v * width, w, y + v * width, count - v, width, eps);
+}
+
 /// fp32 -> IEEE half bits for n values: F16C's round-to-nearest-even conversion, which gives the
 /// same bits as ck_fp32_to_fp16 (overflow to infinity, NaN quieted with its top payload bits).
 T256 void ck_fp32_to_fp16_row_avx2(const float *x, ck_half *h, int64_t n) {

@@ -16,6 +16,7 @@ typedef enum { OP_RMS_NORM, OP_ROPE_ANGLES, OP_ROPE_APPLY, OP_SWIGLU, OP_GEGLU, 
 /// One batched op: rows [0, rows) of [rows][cols] matrices (rows `cols` floats apart).
 typedef struct {
     op_kind kind;
+    const ck_path_kernels *k;   ///< the active path's kernels, resolved once per batch
     float *y;            ///< output / in-place operand (rms norm: output; add: y; glu: gate)
     const float *x;      ///< rms norm: input; add: addend; glu: up
     const float *w;      ///< rms norm weight [width]; rope apply: angles [rows][2 * (n_rot / 2)]
@@ -27,18 +28,12 @@ typedef struct {
     int neox;
 } rows_job;
 
-/// RMSNorm of rows [r0, r1) as a run of width-long vectors (the rows are contiguous): four at a
-/// time on the SIMD paths, the rest one by one; the same result either way.
-static void rms_norm_range(const rows_job *j, int64_t r0, int64_t r1) {
-    const int64_t per_row = j->cols / j->width, v1 = r1 * per_row;
-    int64_t v = r0 * per_row;
-    if (j->width % 4 == 0 && ck_kernels(ck_kernel_path_get())->simd_rows)
-        for (; v + 4 <= v1; v += 4) ck_rms_norm4_avx2(j->x + v * j->width, j->w, j->y + v * j->width, j->width, j->eps);
-    for (; v < v1; v++) ck_rms_norm(j->x + v * j->width, j->w, j->y + v * j->width, j->width, j->eps);
-}
-
 static void run_rows(const rows_job *j, int64_t r0, int64_t r1) {
-    if (j->kind == OP_RMS_NORM) { rms_norm_range(j, r0, r1); return; }
+    if (j->kind == OP_RMS_NORM) {   // rows [r0, r1) as one run of width-long vectors (contiguous)
+        const int64_t per_row = j->cols / j->width, v0 = r0 * per_row;
+        j->k->rms_norm_vectors(j->x + v0 * j->width, j->w, j->y + v0 * j->width, (r1 - r0) * per_row, j->width, j->eps);
+        return;
+    }
     const int64_t c = j->cols;
     for (int64_t r = r0; r < r1; r++) {
         float *y = j->y ? j->y + r * c : NULL;
@@ -52,13 +47,13 @@ static void run_rows(const rows_job *j, int64_t r0, int64_t r1) {
             ck_rope_apply(y, j->heads, j->head_dim, j->n_rot, a, a + j->n_rot / 2, j->neox);
             break;
         }
-        case OP_SWIGLU: ck_swiglu(y, x, c); break;
-        case OP_GEGLU: ck_geglu(y, x, c); break;
+        case OP_SWIGLU: j->k->swiglu(y, x, c); break;
+        case OP_GEGLU: j->k->geglu(y, x, c); break;
         case OP_ADD: ck_add(y, x, c); break;
         case OP_SCALE: ck_scale(y, j->s, c); break;
         case OP_KV_STORE:
-            ck_kv_store_row(j->format, x, j->kdst + j->pos[r] * j->row_bytes, c);
-            ck_kv_store_row(j->format, j->v + r * c, j->vdst + j->pos[r] * j->row_bytes, c);
+            j->k->kv_store[j->format](x, j->kdst + j->pos[r] * j->row_bytes, c);
+            j->k->kv_store[j->format](j->v + r * c, j->vdst + j->pos[r] * j->row_bytes, c);
             break;
         }
     }
@@ -76,53 +71,54 @@ static void rows_unit(void *ctx, int64_t u, int t) {
     run_rows(j, r0, r0 + CK_ROWS_BLOCK < j->rows ? r0 + CK_ROWS_BLOCK : j->rows);
 }
 
-static void run(const rows_job *j, int nthreads) {
+static void run(rows_job *j, int nthreads) {
+    j->k = ck_kernels(ck_kernel_path_get());
     if (nthreads <= 1 || j->rows * j->cols < CK_ROWS_MIN_PARALLEL) { run_rows(j, 0, j->rows); return; }
     ck_parallel_units(rows_unit, (void *)j, (j->rows + CK_ROWS_BLOCK - 1) / CK_ROWS_BLOCK, nthreads);
 }
 
 void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, const float *w, int64_t width, float eps,
                       int nthreads) {
-    const rows_job j = {.kind = OP_RMS_NORM, .y = y, .x = x, .w = w, .rows = rows, .cols = cols, .width = width, .eps = eps};
+    rows_job j = {.kind = OP_RMS_NORM, .y = y, .x = x, .w = w, .rows = rows, .cols = cols, .width = width, .eps = eps};
     run(&j, nthreads);
 }
 
 void ck_rope_angles_rows(float *angles, int64_t rows, const int64_t *positions, int64_t n_rot, float base, int nthreads) {
-    const rows_job j = {.kind = OP_ROPE_ANGLES, .y = angles, .pos = positions, .rows = rows, .cols = n_rot / 2 * 2,
+    rows_job j = {.kind = OP_ROPE_ANGLES, .y = angles, .pos = positions, .rows = rows, .cols = n_rot / 2 * 2,
                         .n_rot = n_rot, .base = base};
     run(&j, nthreads);
 }
 
 void ck_rope_rows_angles(float *x, int64_t rows, const float *angles, int64_t heads, int64_t head_dim, int64_t n_rot,
                          int neox, int nthreads) {
-    const rows_job j = {.kind = OP_ROPE_APPLY, .y = x, .w = angles, .rows = rows, .cols = heads * head_dim,
+    rows_job j = {.kind = OP_ROPE_APPLY, .y = x, .w = angles, .rows = rows, .cols = heads * head_dim,
                         .heads = heads, .head_dim = head_dim, .n_rot = n_rot, .neox = neox};
     run(&j, nthreads);
 }
 
 void ck_swiglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads) {
-    const rows_job j = {.kind = OP_SWIGLU, .y = gate, .x = up, .rows = rows, .cols = cols};
+    rows_job j = {.kind = OP_SWIGLU, .y = gate, .x = up, .rows = rows, .cols = cols};
     run(&j, nthreads);
 }
 
 void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads) {
-    const rows_job j = {.kind = OP_GEGLU, .y = gate, .x = up, .rows = rows, .cols = cols};
+    rows_job j = {.kind = OP_GEGLU, .y = gate, .x = up, .rows = rows, .cols = cols};
     run(&j, nthreads);
 }
 
 void ck_add_rows(float *y, const float *x, int64_t rows, int64_t cols, int nthreads) {
-    const rows_job j = {.kind = OP_ADD, .y = y, .x = x, .rows = rows, .cols = cols};
+    rows_job j = {.kind = OP_ADD, .y = y, .x = x, .rows = rows, .cols = cols};
     run(&j, nthreads);
 }
 
 void ck_scale_rows(float *x, float s, int64_t rows, int64_t cols, int nthreads) {
-    const rows_job j = {.kind = OP_SCALE, .y = x, .rows = rows, .cols = cols, .s = s};
+    rows_job j = {.kind = OP_SCALE, .y = x, .rows = rows, .cols = cols, .s = s};
     run(&j, nthreads);
 }
 
 void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64_t rows, int64_t n,
                       const int64_t *positions, uint8_t *k_cache, uint8_t *v_cache, int64_t row_bytes, int nthreads) {
-    const rows_job j = {.kind = OP_KV_STORE, .x = k, .v = v, .pos = positions, .rows = rows, .cols = n,
+    rows_job j = {.kind = OP_KV_STORE, .x = k, .v = v, .pos = positions, .rows = rows, .cols = n,
                         .kdst = k_cache, .vdst = v_cache, .row_bytes = row_bytes, .format = format};
     run(&j, nthreads);
 }

@@ -23,6 +23,20 @@ import Foundation
         }
     }
 
+    /// Every path names a kernel for every row op, KV cache format and attention kind: the drivers
+    /// call the slot without testing it (a kernel that covers only some shapes hands the others on
+    /// itself).
+    @Test func rowAndAttentionSlotsAreFilledOnEveryPath() {
+        for path in KernelPath.allCases {
+            let t = ck_kernels(ck_kernel_path(rawValue: UInt32(path.rawValue)))!.pointee
+            let kv = t.kv_store, heads = t.attention_head, split = t.attention_split
+            let slots: [Any?] = [t.swiglu, t.geglu, t.rms_norm_vectors, t.attention_prefill,
+                                 kv.0, kv.1, kv.2, heads.0, heads.1, heads.2, split.0, split.1, split.2]
+            #expect(slots.count == 4 + 3 * Int(CK_KV_FORMAT_COUNT))
+            for (i, slot) in slots.enumerated() { #expect(slot != nil, "\(path): slot \(i) is empty") }
+        }
+    }
+
     /// The best path is the fastest supported native one; AMX needs AVX-512 VNNI (its decode and
     /// fallback) and the kernel's tile permission. (Forcing a path is process-wide, so this suite
     /// does not, to leave the tests running beside it alone.)
