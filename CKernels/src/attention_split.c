@@ -1,8 +1,8 @@
 // Split-K ("flash-decoding") attention of one query row against the KV cache (ck_ops.h), any
 // cache format.
 //
-// The visible positions [first, last] (n of them) are cut into T contiguous ranges, unit u
-// covering first + n*u/T ..< first + n*(u+1)/T. A unit walks its range once, a block of rows at
+// The visible positions [first, last] (n of them) are cut into U = min(n, SPLIT_UNITS) contiguous
+// ranges, unit u covering first + n*u/U ..< first + n*(u+1)/U; the threads take the units. A unit walks its range once, a block of rows at
 // a time, and serves every query head h from KV head g = h / (heads / kv_heads) of the same
 // rows (so a row is read from memory once, whole, and from L1 by the other heads):
 //   scores   s[h][p] = q_h · k_p[g]                    (heads x len floats of the thread's scratch)
@@ -10,10 +10,10 @@
 //   weights  w[h][p] = e^(s[h][p] - m_h),  l_h = sum_p w[h][p]
 //   partial  o_h[d]  = sum_p w[h][p] * v_p[d]           (unnormalised, fp32)
 // and leaves (o, m, l) of every head in its partial slot. The calling thread then merges the
-// T partials in unit order with the log-sum-exp correction:
+// U partials in unit order with the log-sum-exp correction:
 //   M = max_u m_u,  out[d] = sum_u e^(m_u - M) o_u[d] / sum_u e^(m_u - M) l_u.
-// Range boundaries and merge order depend only on (first, last, T), never on which thread ran
-// which unit, so a result is bitwise the same on every run with the same thread count.
+// Range boundaries and merge order depend only on (first, last), never on the thread count or on
+// which thread ran which unit, so a result is bitwise the same on every run and every thread count.
 //
 // Two paths with the same structure: scalar C over rows decoded by ck_kv_load_row (the
 // reference, any head_dim) and AVX2/F16C, one instantiation per format (fp16 with head_dim a
@@ -44,13 +44,20 @@ static int64_t partial_floats(const ck_attention_desc *d) { return d->heads * (d
 /// fails ck_attention_split_k's scratch check and decodes with the per-head kernel.
 enum { SPLIT_HEADS = 32 };
 
+/// Ranges a decode row's positions are cut into (fewer when there are fewer positions): a
+/// constant, so that the sums and their merge order never depend on the thread count. 16 keeps
+/// up to 16 threads busy and costs one partial slot [heads][hd + 2] each to merge.
+enum { SPLIT_UNITS = 16 };
+
 /// Floats after a thread's scores: a decoded segment (hd floats) for the scalar path, then the
 /// int16 query and its per-head scales for the q8_0 path.
 static int64_t unit_tmp_floats(int64_t heads, int64_t hd) { return hd + heads * ((hd + 1) / 2 + 1); }
 
 int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim) {
-    // Scores [heads][longest range <= capacity], the unit's temporaries, one partial slot.
-    return (int64_t)SPLIT_HEADS * capacity + unit_tmp_floats(SPLIT_HEADS, head_dim) + (int64_t)SPLIT_HEADS * (head_dim + 2);
+    // Scores [heads][longest range <= capacity], the unit's temporaries, and the partial slots of
+    // every unit (all of them in one block when one thread runs them).
+    return (int64_t)SPLIT_HEADS * capacity + unit_tmp_floats(SPLIT_HEADS, head_dim) +
+           (int64_t)SPLIT_UNITS * SPLIT_HEADS * (head_dim + 2);
 }
 
 /// Decodes the segment of KV head g of row p of `base` (K or V) into j->tmp.
@@ -361,18 +368,25 @@ T256 void ck_attention_split_mxfp8_avx2(const range_job *j) { range_simd(j, CK_K
 typedef struct {
     const ck_attention_desc *d;
     int64_t first, n, units, longest;   // longest: positions of the longest unit
+    int threads;                        // scratch blocks in use
     void (*fn)(const range_job *);
 } split_job;
 
+/// Unit u's partial slot: slot u / threads from the end of scratch block u % threads (each block's
+/// tail holds ceil(units / threads) slots; ck_attention_split_k checked that they do not reach the
+/// working scores at the block's start).
+static float *partial(const ck_attention_desc *d, int64_t u, int threads) {
+    return d->scratch + (u % threads) * d->scratch_stride + d->scratch_stride - (u / threads + 1) * partial_floats(d);
+}
+
 /// Unit u: positions first + n*u/units ..< first + n*(u+1)/units, every head. Thread t's
-/// scratch block starts with the working scores [heads][len]; unit u's partial sits in the tail of
-/// block u (units <= blocks; ck_attention_split_k checked that the two do not meet).
+/// scratch block starts with the working scores [heads][len].
 static void run_unit(void *ctx, int64_t u, int t) {
     const split_job *sj = ctx;
     const ck_attention_desc *d = sj->d;
     const int64_t a = sj->first + sj->n * u / sj->units, b = sj->first + sj->n * (u + 1) / sj->units;
     const int64_t hd = d->head_dim;
-    float *part = d->scratch + u * d->scratch_stride + (d->scratch_stride - partial_floats(d));
+    float *part = partial(d, u, sj->threads);
     float *tmp = d->scratch + (int64_t)t * d->scratch_stride + d->heads * sj->longest;   // unit_tmp_floats
     const range_job j = {
         .q = d->q, .k = d->k + a * d->row_bytes, .v = d->v + a * d->row_bytes,
@@ -388,18 +402,18 @@ static void run_unit(void *ctx, int64_t u, int t) {
 }
 
 /// out[h] = sum_u e^(m_u - M) o_u / sum_u e^(m_u - M) l_u, units in order 0, 1, ...
-static void merge(const ck_attention_desc *d, int64_t units) {
-    const int64_t hd = d->head_dim, pf = partial_floats(d);
+static void merge(const ck_attention_desc *d, int64_t units, int threads) {
+    const int64_t hd = d->head_dim;
     for (int64_t h = 0; h < d->heads; h++) {
         float mx = -INFINITY;
         for (int64_t u = 0; u < units; u++) {
-            const float *part = d->scratch + u * d->scratch_stride + (d->scratch_stride - pf);
+            const float *part = partial(d, u, threads);
             const float m = part[d->heads * hd + h];
             mx = m > mx ? m : mx;
         }
         float *out = d->out + h * hd, total = 0;
         for (int64_t u = 0; u < units; u++) {
-            const float *part = d->scratch + u * d->scratch_stride + (d->scratch_stride - pf);
+            const float *part = partial(d, u, threads);
             const float c = expf(part[d->heads * hd + h] - mx);
             total += c * part[d->heads * (hd + 1) + h];
             const float *o = part + h * hd;
@@ -416,12 +430,15 @@ int ck_attention_split_k_with(const ck_attention_desc *d, int nthreads, const ck
     const int64_t last = d->positions[0];
     const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0;
     const int64_t n = last - first + 1;
-    const int64_t units = nthreads < n ? nthreads : n;
+    const int64_t units = n < SPLIT_UNITS ? n : SPLIT_UNITS;
+    const int threads = nthreads < units ? nthreads : (int)units;
     const int64_t longest = (n + units - 1) / units;
-    if (d->heads * longest + unit_tmp_floats(d->heads, d->head_dim) + partial_floats(d) > d->scratch_stride) return 0;
-    split_job sj = {d, first, n, units, longest, k->attention_split[d->format]};
-    ck_parallel_units(run_unit, &sj, units, (int)units);
-    merge(d, units);
+    // Room for every unit's partial in one block, whatever the thread count, so that whether
+    // split-K runs does not depend on it either.
+    if (d->heads * longest + unit_tmp_floats(d->heads, d->head_dim) + units * partial_floats(d) > d->scratch_stride) return 0;
+    split_job sj = {d, first, n, units, longest, threads, k->attention_split[d->format]};
+    ck_parallel_units(run_unit, &sj, units, threads);
+    merge(d, units, threads);
     return 1;
 }
 

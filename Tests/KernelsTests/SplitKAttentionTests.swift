@@ -5,8 +5,9 @@ import Glibc
 import Testing
 @testable import Engine
 
-/// `ck_attention_split_k` (one decode row, positions split over threads, log-sum-exp merge)
-/// against the same naive fp64 softmax attention as AttentionTests, for every thread count 1–5:
+/// `ck_attention_split_k` (one decode row, positions cut into up to 16 ranges the threads share,
+/// log-sum-exp merge) against the same naive fp64 softmax attention as AttentionTests, and against
+/// itself on one thread, for every thread count 1–5:
 /// windows, odd head dims (the scalar path), GQA ratios 1–8, positions from 0 to a few thousand,
 /// fp16 and the block formats (q8_0, MXFP8 E4M3; the reference runs over what they decode to).
 @Suite struct SplitKAttentionTests {
@@ -120,9 +121,12 @@ import Testing
                 var worst = 0.0
                 for i in 0..<f.qDim { worst = max(worst, abs(expected[i] - Double(out[i]))) }
                 #expect(worst < attentionTolerance(format: c.format, int16Query: true, headDim: c.headDim), "\(path) \(threads) threads: max abs error \(worst)")
-                // Fixed range boundaries and merge order: bit for bit the same on a second run.
+                // Range boundaries and merge order fixed by the positions alone: bit for bit the
+                // same on a second run and on one thread.
                 let again = f.run(threads: threads, split: true, path: path).out
                 #expect(out.map(\.bitPattern) == again.map(\.bitPattern), "\(path) \(threads) threads: not deterministic")
+                let one = f.run(threads: 1, split: true, path: path).out
+                #expect(out.map(\.bitPattern) == one.map(\.bitPattern), "\(path) \(threads) threads: not one thread's bits")
             }
         }
     }
@@ -157,14 +161,14 @@ import Testing
         }
     }
 
-    /// ck_attention hands an fp16 decode row to split-K (same bits as calling it) on one thread,
-    /// and on 2+ threads from CK_SPLIT_MIN_POSITIONS visible positions.
+    /// ck_attention hands every fp16 decode row to split-K (same bits as calling it), short
+    /// contexts and any thread count included.
     @Test func dispatch() {
         for c in [Case(heads: 9, kvHeads: 3, headDim: 64, position: 600, window: 0),
-                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: Int(CK_SPLIT_MIN_POSITIONS)),
+                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: 256),
                   Case(heads: 9, kvHeads: 3, headDim: 64, position: 40, window: 0)] {
             let f = Fixture(c)
-            for threads in c.position < Int(CK_SPLIT_MIN_POSITIONS) ? 1...1 : 1...3 {
+            for threads in 1...3 {
                 #expect(f.run(threads: threads, split: false).out.map(\.bitPattern)
                         == f.run(threads: threads, split: true).out.map(\.bitPattern), "\(c) at \(threads) threads")
             }
