@@ -1,9 +1,12 @@
 // Reference transformer ops; see ck_ops.h for shapes and contracts.
+#pragma STDC FP_CONTRACT OFF
+
 #include <math.h>
 #include <pthread.h>
 #include "ck_ops.h"
 #include "ck_convert.h"
 #include "ck_matmul.h"
+#include "exp_scalar.h"
 
 void ck_rms_norm(const float *x, const float *w, float *y, int64_t n, float eps) {
     double sum = 0;
@@ -70,10 +73,13 @@ void ck_rope_apply(float *x, int64_t n_heads, int64_t head_dim, int64_t n_rot, c
     rotate_pairs(x, n_heads, head_dim, n_rot / 2, 0, n_rot / 2, c, s, neox);
 }
 
+/// silu(g) * u as ck_swiglu_avx2 computes each lane: e^(0 - g) by the canonical exp, then
+/// g / (1 + e) * u.
 void ck_swiglu_ref(float *gate, const float *up, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         const float g = gate[i];
-        gate[i] = g / (1.0f + expf(-g)) * up[i];
+        const float e = ck_exp_scalar(0.0f - g);
+        gate[i] = g / (1.0f + e) * up[i];
     }
 }
 

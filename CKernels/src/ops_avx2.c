@@ -1,8 +1,8 @@
 // AVX2 twins of the elementwise ops in ops.c that show up in profiles (SwiGLU's expf: ~8% of a
 // SmolLM2 prefill when scalar; GeGLU's scalar fp16 rounding and lookup: ~9% of a Gemma 3 one).
-// SwiGLU is not bit-identical to libm: exp is ck_exp_avx2 (avx2_exp.h), about 1 ulp (SwiGLUTests
-// bound the result against fp64). GeGLU, the four-vector RMSNorm and the KV cache stores (the
-// fp16 row conversion and the Q8_0 row quantizer) are bit-identical to their references.
+// All are bit-identical to their references: SwiGLU's exp is ck_exp_avx2 (avx2_exp.h), which the
+// reference runs one lane at a time (exp_scalar.h); GeGLU, the four-vector RMSNorm and the KV
+// cache stores (the fp16 row conversion and the Q8_0 row quantizer) do the reference's operations.
 #pragma STDC FP_CONTRACT OFF
 
 #include <immintrin.h>
