@@ -127,9 +127,10 @@ void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64
 ///   scratch  nthreads blocks of scratch_stride floats (ck_attention_scratch_floats(capacity,
 ///            head_dim) with capacity > every position; at least max position + 1 + head_dim)
 /// Query head h reads KV head h / (heads / kv_heads). Decode of one row runs split-K
-/// (ck_attention_split_k); 2-3 rows split the work over (row, head) pairs; prefill over blocks of
-/// rows x the query heads sharing a KV head. No choice and no sum depends on nthreads: the
-/// result is the same bits on any thread count.
+/// (ck_attention_split_k), except over an fp16 cache with fewer than CK_SPLIT_MIN_POSITIONS
+/// visible positions; that and 2-3 rows split the work over (row, head) pairs; prefill over
+/// blocks of rows x the query heads sharing a KV head. No choice and no sum depends on nthreads:
+/// the result is the same bits on any thread count.
 typedef struct {
     const float *q; int64_t q_stride;
     const uint8_t *k, *v; int64_t row_bytes; ck_kv_format format;
@@ -141,9 +142,13 @@ typedef struct {
 
 void ck_attention(const ck_attention_desc *d, int nthreads);
 
+/// Visible positions from which ck_attention runs an fp16 decode row split-K (measured on 2
+/// threads: below it the per-head kernel's single pass costs less than the ranges and merge).
+#define CK_SPLIT_MIN_POSITIONS 256
+
 /// Split-K ("flash-decoding") attention of one query row (rows == 1) over the cache in any
-/// format: the visible positions cut into min(16, visible) contiguous ranges, each walked once
-/// for all heads, merged in range order with the log-sum-exp correction (attention_split.c).
+/// format: the visible positions cut into min(16, ceil(visible / 64)) contiguous ranges, each
+/// walked once for all heads, merged in range order with the log-sum-exp correction (attention_split.c).
 /// The same bits on every run and every thread count. Returns 0 (doing nothing)
 /// when it does not apply: rows != 1 or scratch_stride too small. Any head_dim (fp16: AVX2 for
 /// multiples of 8, 16 lanes on the AVX-512 paths for multiples of 16; the block formats'

@@ -1,9 +1,9 @@
 // Grouped-query attention over the KV cache (ck_ops.h): chooses the kernel, the active path's
 // table supplies it. Prefill (>= CK_TILED_MIN_ROWS rows) runs the table's prefill attention (the
 // blocked kernel of attention_tiled.c on the SIMD paths); one decode row runs split-K
-// (attention_split.c); 2-3 rows, or a decode row with too little scratch, take one (query row,
-// head) pair as the unit of work (attention_heads.c). The choice never depends on the thread
-// count, so neither do the results.
+// (attention_split.c) except over a short fp16 context; there, for 2-3 rows, and for a decode
+// row with too little scratch, one (query row, head) pair is the unit of work
+// (attention_heads.c). The choice never depends on the thread count, so neither do the results.
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "attention_heads.h"
@@ -12,6 +12,19 @@
 
 /// Query rows from which the prefill attention takes over.
 #define CK_TILED_MIN_ROWS 4
+
+/// Positions query row 0 sees (its window, or everything up to it).
+static int64_t visible(const ck_attention_desc *d) {
+    const int64_t all = d->positions[0] + 1;
+    return d->window > 0 && d->window < all ? d->window : all;
+}
+
+/// Whether one decode row goes split-K: block formats always (their only SIMD decode kernel);
+/// fp16 from CK_SPLIT_MIN_POSITIONS visible positions (below, the per-head kernel's one pass
+/// costs less than split-K's ranges and merge). The positions decide, never the thread count.
+static int wants_split(const ck_attention_desc *d) {
+    return d->rows == 1 && (d->format != CK_KV_F16 || visible(d) >= CK_SPLIT_MIN_POSITIONS);
+}
 
 int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
     const int64_t per_head = capacity + head_dim;   // attention_heads.c: weights [capacity], a decoded row
@@ -23,7 +36,7 @@ int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
 
 void ck_attention(const ck_attention_desc *d, int nthreads) {
     const ck_path_kernels *k = ck_kernels(ck_kernel_path_get());
-    if (d->rows == 1 && ck_attention_split_k_with(d, nthreads, k)) return;
+    if (wants_split(d) && ck_attention_split_k_with(d, nthreads, k)) return;
     if (d->rows >= CK_TILED_MIN_ROWS) k->attention_prefill(d, nthreads, k);
     else ck_attention_heads(d, nthreads, k);
 }

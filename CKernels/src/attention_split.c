@@ -1,7 +1,7 @@
 // Split-K ("flash-decoding") attention of one query row against the KV cache (ck_ops.h), any
 // cache format.
 //
-// The visible positions [first, last] (n of them) are cut into U = min(n, SPLIT_UNITS) contiguous
+// The visible positions [first, last] (n of them) are cut into U = min(ceil(n / 64), 16) contiguous
 // ranges, unit u covering first + n*u/U ..< first + n*(u+1)/U; the threads take the units. A unit walks its range once, a block of rows at
 // a time, and serves every query head h from KV head g = h / (heads / kv_heads) of the same
 // rows (so a row is read from memory once, whole, and from L1 by the other heads):
@@ -31,6 +31,7 @@
 #include "ck_matmul.h"
 #include "attention_split_unit.h"
 #include "avx2_exp.h"
+#include "exp_scalar.h"
 #include "avx2_reduce.h"
 #include "attention_kv_avx2.h"
 
@@ -44,10 +45,11 @@ static int64_t partial_floats(const ck_attention_desc *d) { return d->heads * (d
 /// fails ck_attention_split_k's scratch check and decodes with the per-head kernel.
 enum { SPLIT_HEADS = 32 };
 
-/// Ranges a decode row's positions are cut into (fewer when there are fewer positions): a
-/// constant, so that the sums and their merge order never depend on the thread count. 16 keeps
-/// up to 16 threads busy and costs one partial slot [heads][hd + 2] each to merge.
-enum { SPLIT_UNITS = 16 };
+/// Ranges a decode row's positions are cut into: one per RANGE_POSITIONS, at most SPLIT_UNITS,
+/// so that the sums and their merge order depend on the positions alone, never on the thread
+/// count. 16 keeps up to 16 threads busy at depth and costs one partial slot [heads][hd + 2]
+/// each to merge; 64 positions keep a short context from paying that per handful of rows.
+enum { SPLIT_UNITS = 16, RANGE_POSITIONS = 64 };
 
 /// Floats after a thread's scores: a decoded segment (hd floats) for the scalar path, then the
 /// int16 query and its per-head scales for the q8_0 path.
@@ -401,7 +403,8 @@ static void run_unit(void *ctx, int64_t u, int t) {
     sj->fn(&j);
 }
 
-/// out[h] = sum_u e^(m_u - M) o_u / sum_u e^(m_u - M) l_u, units in order 0, 1, ...
+/// out[h] = sum_u e^(m_u - M) o_u / sum_u e^(m_u - M) l_u, units in order 0, 1, ..., e^x the
+/// canonical exp (exp_scalar.h) on every path and CPU.
 static void merge(const ck_attention_desc *d, int64_t units, int threads) {
     const int64_t hd = d->head_dim;
     for (int64_t h = 0; h < d->heads; h++) {
@@ -414,7 +417,7 @@ static void merge(const ck_attention_desc *d, int64_t units, int threads) {
         float *out = d->out + h * hd, total = 0;
         for (int64_t u = 0; u < units; u++) {
             const float *part = partial(d, u, threads);
-            const float c = expf(part[d->heads * hd + h] - mx);
+            const float c = ck_exp_scalar(part[d->heads * hd + h] - mx);   // not libm's, whose variant follows the CPU
             total += c * part[d->heads * (hd + 1) + h];
             const float *o = part + h * hd;
             if (u == 0) for (int64_t i = 0; i < hd; i++) out[i] = c * o[i];
@@ -430,7 +433,8 @@ int ck_attention_split_k_with(const ck_attention_desc *d, int nthreads, const ck
     const int64_t last = d->positions[0];
     const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0;
     const int64_t n = last - first + 1;
-    const int64_t units = n < SPLIT_UNITS ? n : SPLIT_UNITS;
+    const int64_t ranges = (n + RANGE_POSITIONS - 1) / RANGE_POSITIONS;
+    const int64_t units = ranges < SPLIT_UNITS ? ranges : SPLIT_UNITS;
     const int threads = nthreads < units ? nthreads : (int)units;
     const int64_t longest = (n + units - 1) / units;
     // Room for every unit's partial in one block, whatever the thread count, so that whether

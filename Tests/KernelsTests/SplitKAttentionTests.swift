@@ -5,7 +5,7 @@ import Glibc
 import Testing
 @testable import Engine
 
-/// `ck_attention_split_k` (one decode row, positions cut into up to 16 ranges the threads share,
+/// `ck_attention_split_k` (one decode row, positions cut into up to 16 ranges the threads take,
 /// log-sum-exp merge) against the same naive fp64 softmax attention as AttentionTests, and against
 /// itself on one thread, for every thread count 1–5:
 /// windows, odd head dims (the scalar path), GQA ratios 1–8, positions from 0 to a few thousand,
@@ -161,12 +161,11 @@ import Testing
         }
     }
 
-    /// ck_attention hands every fp16 decode row to split-K (same bits as calling it), short
-    /// contexts and any thread count included.
+    /// ck_attention hands an fp16 decode row to split-K (same bits as calling it) from
+    /// CK_SPLIT_MIN_POSITIONS visible positions, on any thread count.
     @Test func dispatch() {
         for c in [Case(heads: 9, kvHeads: 3, headDim: 64, position: 600, window: 0),
-                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: 256),
-                  Case(heads: 9, kvHeads: 3, headDim: 64, position: 40, window: 0)] {
+                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: Int(CK_SPLIT_MIN_POSITIONS))] {
             let f = Fixture(c)
             for threads in 1...3 {
                 #expect(f.run(threads: threads, split: false).out.map(\.bitPattern)
