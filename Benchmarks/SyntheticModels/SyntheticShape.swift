@@ -31,10 +31,8 @@ public struct SyntheticShape: Sendable {
         smolLM2_135M, gemma3_270M, llama32_1B, qwen25_1_5B, llama32_3B, phi4Mini, qwen3_4B, llama31_8B,
     ]
 
+    /// The preset called `name`, if any.
     public static func preset(named name: String) -> SyntheticShape? { presets.first { $0.name == name } }
-
-    /// Parameters, from the tensor plan (all tensors, the embedding counted once).
-    public var parameterCount: Int { SyntheticModel(shape: self, mix: defaultMix).tensors.reduce(0) { $0 + $1.elements } }
 }
 
 // Numbers below: the models' published config.json (Hugging Face) as llama.cpp's
