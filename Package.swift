@@ -106,7 +106,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
         .testTarget(
-            name: "SyntheticModelsTests", dependencies: ["SyntheticModels", "GGUF", "Architectures", "Engine", "Tokenizers"],
+            name: "SyntheticModelsTests", dependencies: ["SyntheticModels", "GGUF", "Architectures", "Engine"],
             path: "Tests/SyntheticModelsTests"
         ),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
