@@ -24,19 +24,20 @@ extension LocalLanguageModel {
     /// Continues `prompt`. The prompt is tokenized as llama.cpp's completion does: BOS added when
     /// the model wants it, special-token text (`<|im_start|>`) parsed into control tokens.
     /// Sampling uses `sampling` (nil = the model's) with `seed` (nil = the sampling's seed, else random); `maximumTokens` nil = until the
-    /// context is full. Cancelling the consuming task (or ending the iteration) stops between
+    /// context is full. With `logprobs`, each generated token's log-probability is handed to it
+    /// before the token's event is yielded. Cancelling the consuming task (or ending the iteration) stops between
     /// prefill batches and before every token.
     /// - Throws (from the iteration): `LanguageModelError.contextSizeExceeded` when the prompt
     ///   does not fit, `InvalidGenerationOptionsError` for unusable settings, `CancellationError`.
     public func complete(_ prompt: String, maximumTokens: Int? = nil, sampling: SamplingDefaults? = nil,
-                         seed: UInt64? = nil) -> AsyncThrowingStream<CompletionEvent, any Error> {
+                         seed: UInt64? = nil, logprobs: LogprobsRequest? = nil) -> AsyncThrowingStream<CompletionEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<CompletionEvent, any Error>.makeStream()
         let settings = sampling ?? configuration.sampling
         let configuration = executorConfiguration
         let weights = self.weights
         let task = Task {
             do {
-                try await Self.runCompletion(prompt, maximumTokens: maximumTokens, sampling: settings, seed: seed,
+                try await Self.runCompletion(prompt, maximumTokens: maximumTokens, sampling: settings, seed: seed, logprobs: logprobs,
                                              configuration: configuration, weights: weights) { continuation.yield($0) }
                 continuation.finish()
             } catch {
@@ -48,6 +49,7 @@ extension LocalLanguageModel {
     }
 
     private static func runCompletion(_ prompt: String, maximumTokens: Int?, sampling: SamplingDefaults, seed: UInt64?,
+                                      logprobs: LogprobsRequest?,
                                       configuration: Executor.Configuration, weights: ModelWeights,
                                       send: (CompletionEvent) -> Void) async throws {
         if let reason = sampling.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
@@ -71,14 +73,20 @@ extension LocalLanguageModel {
 
         let options = GenerationOptions(samplingMode: nil, temperature: sampling.temperature)
         var sampler = Sampler(options.samplingParameters(defaults: sampling, fallbackSeed: seed ?? sampling.seed ?? UInt64.random(in: 0...UInt64.max)))
-        for token in promptTokens { sampler.accept(token) }
+        for token in promptTokens { sampler.acceptPrompt(token) }
         let room = contextSize - promptTokens.count
         var decodeLoop = DecodeLoop(sequence: sequence, contextSize: contextSize, limit: min(maximumTokens ?? room, room),
                                        sampler: sampler)
         var text = StreamingDetokenizer(tokenizer: tokenizer)
         var generated: [Int32] = []
         let decodeStart = ContinuousClock.now
-        let (_, stop) = try await decodeLoop.run(logits: logits, choose: { logits, _, sampler in sampler.sample(&logits) },
+        let (_, stop) = try await decodeLoop.run(logits: logits, choose: { logits, _, sampler in
+            guard let logprobs else { return sampler.sample(&logits) }
+            let raw = logits
+            let token = sampler.sample(&logits)
+            logprobs.receive(TokenLogprob(token: token, logits: raw, top: logprobs.top, tokenizer: tokenizer))
+            return token
+        },
                                                 emit: { token in
             generated.append(token)
             let end = tokenizer.endOfGenerationIDs.contains(token)

@@ -63,6 +63,19 @@ extension LocalLanguageModel {
         /// at the end.
         public func respond(to request: LanguageModelExecutorGenerationRequest, model: LocalLanguageModel,
                             streamingInto channel: LanguageModelExecutorGenerationChannel) async throws {
+            try await respond(to: request, model: model, streamingInto: channel, sampling: nil, logprobs: nil)
+        }
+
+        /// `respond(to:model:streamingInto:)` with this request's own sampler settings in place of
+        /// the model's (`configuration.sampling`): what the request's options leave out comes from
+        /// `sampling`, so a caller can give top-k, top-p and min-p together and OpenAI's penalties,
+        /// which FM27's options cannot say. nil = the model's settings. With `logprobs`, every
+        /// generated token's log-probability is handed to it before the token's event is sent.
+        public func respond(to request: LanguageModelExecutorGenerationRequest, model: LocalLanguageModel,
+                            streamingInto channel: LanguageModelExecutorGenerationChannel,
+                            sampling: SamplingDefaults?, logprobs: LogprobsRequest? = nil) async throws {
+            let settings = sampling ?? configuration.sampling
+            if let reason = settings.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
             // Everything that can reject the request runs before any compute.
             try model.capabilities.validate(request)
             guard let last = request.transcript.last, last.isRequestEnd else {
@@ -100,24 +113,33 @@ extension LocalLanguageModel {
                                              filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings,
                                                                   markup: plan.markup))
             var gate = plan.gate
-            var sampler = Sampler(request.generationOptions.samplingParameters(defaults: configuration.sampling,
-                                                                                fallbackSeed: configuration.sampling.seed
+            var sampler = Sampler(request.generationOptions.samplingParameters(defaults: settings,
+                                                                                fallbackSeed: settings.seed
                                                                                     ?? UInt64.random(in: 0...UInt64.max)))
-            for token in prompt.tokens { sampler.accept(token) }
+            for token in prompt.tokens { sampler.acceptPrompt(token) }
             var decodeLoop = DecodeLoop(sequence: sequence, contextSize: contextSize, limit: limit, sampler: sampler)
             // A constrained answer may follow a think block: before the first token the model's own
             // choice of the opening marker (sampled unconstrained) starts one, unless thinking is off.
             let mayThink = !ReasoningBudget.isOff(level)
             let (generated, stop) = try await decodeLoop.run(logits: logits, choose: { logits, remaining, sampler in
-                if let forced = events.forcedToken { return forced }
-                if events.isAnswering, gate != nil {
+                let raw = logprobs == nil ? nil : logits
+                let token: Int32
+                if let forced = events.forcedToken {
+                    token = forced
+                } else if events.isAnswering, gate != nil {
+                    var opening: Int32?
                     if mayThink, let open = events.thinkOpening {
                         var free = logits
-                        if sampler.sample(&free) == open { return open }
+                        if sampler.sample(&free) == open { opening = open }
                     }
-                    return gate!.next(logits: &logits, remaining: remaining, sampler: &sampler)
+                    token = opening ?? gate!.next(logits: &logits, remaining: remaining, sampler: &sampler)
+                } else {
+                    token = sampler.sample(&logits)
                 }
-                return sampler.sample(&logits)
+                if let logprobs, let raw {
+                    logprobs.receive(TokenLogprob(token: token, logits: raw, top: logprobs.top, tokenizer: weights.tokenizer))
+                }
+                return token
             }, emit: { token in
                 if events.isAnswerToken(token) { gate?.accept(token) }
                 return await events.emit(token) == .more

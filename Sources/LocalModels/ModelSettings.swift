@@ -73,6 +73,12 @@ extension LocalLanguageModel {
         public var repetitionPenalty: Double
         /// Tokens the repetition penalty looks back over.
         public var repetitionWindow: Int
+        /// OpenAI's frequency penalty: subtracted from a logit once per time the answer already
+        /// holds its token (0 = off).
+        public var frequencyPenalty: Double = 0
+        /// OpenAI's presence penalty: subtracted from the logit of every token the answer already
+        /// holds (0 = off).
+        public var presencePenalty: Double = 0
         /// The seed of requests whose sampling mode names none; nil = a random seed per request.
         public var seed: UInt64?
 
@@ -91,7 +97,8 @@ extension LocalLanguageModel {
         /// Why these settings cannot be used, or nil.
         public var invalidReason: String? {
             SamplingParameters(temperature: Float(temperature), topK: topK, topP: Float(topP), minP: Float(minP),
-                               repetitionPenalty: Float(repetitionPenalty), repetitionWindow: repetitionWindow).invalidReason
+                               repetitionPenalty: Float(repetitionPenalty), repetitionWindow: repetitionWindow,
+                               frequencyPenalty: Float(frequencyPenalty), presencePenalty: Float(presencePenalty)).invalidReason
         }
     }
 }

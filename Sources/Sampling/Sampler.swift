@@ -6,12 +6,13 @@ import Darwin
 
 /// Sampling settings. Filters apply in this order, each to what the previous one kept:
 /// 1. repetition penalty on the last `repetitionWindow` accepted tokens (logit > 0 divided by the
-///    penalty, ≤ 0 multiplied, as llama.cpp and CTRL do);
+///    penalty, ≤ 0 multiplied, as llama.cpp and CTRL do), then OpenAI's frequency and presence
+///    penalties over the generated tokens only: logit −= count × frequency + (count > 0) × presence;
 /// 2. top-k (keep the k highest logits; 0 = off);
 /// 3. top-p (keep the smallest prefix of the sorted distribution whose mass reaches p; 1 = off);
 /// 4. min-p (drop tokens whose probability is below min-p × the top probability; 0 = off);
 /// 5. temperature, then one draw from the renormalised distribution.
-/// A temperature of 0 is greedy: the highest logit after the repetition penalty, lowest id on ties.
+/// A temperature of 0 is greedy: the highest logit after the penalties, lowest id on ties.
 public struct SamplingParameters: Sendable, Equatable {
     public var temperature: Float
     public var topK: Int
@@ -19,10 +20,17 @@ public struct SamplingParameters: Sendable, Equatable {
     public var minP: Float
     public var repetitionPenalty: Float
     public var repetitionWindow: Int
+    /// Subtracted from a logit once per time its token was generated (0 = off; OpenAI's −2…2).
+    public var frequencyPenalty: Float
+    /// Subtracted from the logit of every token generated at least once (0 = off).
+    public var presencePenalty: Float
     public var seed: UInt64
 
     public init(temperature: Float = 0.8, topK: Int = 40, topP: Float = 0.95, minP: Float = 0.05,
-                repetitionPenalty: Float = 1.0, repetitionWindow: Int = 64, seed: UInt64 = 0) {
+                repetitionPenalty: Float = 1.0, repetitionWindow: Int = 64, frequencyPenalty: Float = 0,
+                presencePenalty: Float = 0, seed: UInt64 = 0) {
+        self.frequencyPenalty = frequencyPenalty
+        self.presencePenalty = presencePenalty
         self.temperature = temperature
         self.topK = topK
         self.topP = topP
@@ -43,6 +51,7 @@ public struct SamplingParameters: Sendable, Equatable {
         if !(minP >= 0 && minP <= 1) { return "min-p must be in [0, 1]" }
         if !(repetitionPenalty > 0) || !repetitionPenalty.isFinite { return "repetition penalty must be > 0" }
         if repetitionWindow < 0 { return "repetition window must be ≥ 0" }
+        if !frequencyPenalty.isFinite || !presencePenalty.isFinite { return "frequency and presence penalties must be finite" }
         return nil
     }
 }
@@ -53,6 +62,8 @@ public struct Sampler: Sendable {
     public let parameters: SamplingParameters
     private var rng: SeededGenerator
     private var recent: [Int32] = []
+    /// How often each generated token was accepted (for the frequency and presence penalties).
+    private var generatedCounts: [Int32: Int] = [:]
     // Reused between calls so sampling does not allocate per token.
     private var candidates: [(id: Int32, logit: Float)] = []
 
@@ -65,17 +76,25 @@ public struct Sampler: Sendable {
     public mutating func reset() {
         rng = SeededGenerator(seed: parameters.seed)
         recent.removeAll(keepingCapacity: true)
+        generatedCounts.removeAll(keepingCapacity: true)
     }
 
-    /// Records a token as part of the sequence (for the repetition penalty).
+    /// Records a generated token (for the repetition, frequency and presence penalties).
     public mutating func accept(_ token: Int32) {
+        if parameters.frequencyPenalty != 0 || parameters.presencePenalty != 0 { generatedCounts[token, default: 0] += 1 }
+        acceptPrompt(token)
+    }
+
+    /// Records a prompt token: the repetition penalty sees it, the frequency and presence
+    /// penalties (generated tokens only, as OpenAI defines them) do not.
+    public mutating func acceptPrompt(_ token: Int32) {
         guard parameters.repetitionWindow > 0 else { return }
         recent.append(token)
         if recent.count > parameters.repetitionWindow { recent.removeFirst(recent.count - parameters.repetitionWindow) }
     }
 
     /// Picks the next token from `logits` (one value per vocabulary entry; modified in place by
-    /// the repetition penalty).
+    /// the penalties).
     public mutating func sample(_ logits: inout [Float]) -> Int32 {
         let p = parameters
         if p.repetitionPenalty != 1 {
@@ -83,6 +102,9 @@ public struct Sampler: Sendable {
                 let l = logits[Int(token)]
                 logits[Int(token)] = l > 0 ? l / p.repetitionPenalty : l * p.repetitionPenalty
             }
+        }
+        for (token, count) in generatedCounts where Int(token) < logits.count {
+            logits[Int(token)] -= Float(count) * p.frequencyPenalty + p.presencePenalty
         }
         if p.temperature == 0 || p.topK == 1 { return Int32(Self.argmax(logits)) }
 

@@ -4,6 +4,7 @@
 import Foundation
 import JSON
 import LanguageModelAPI
+import LocalModels
 
 /// A chat completion request, checked and mapped onto the FM27 executor request.
 struct ChatRequest {
@@ -12,11 +13,16 @@ struct ChatRequest {
     var tools: [Transcript.ToolDefinition]
     var schema: GenerationSchema?
     var options: GenerationOptions
-    var sampling: SamplingChoice
+    /// The sampler settings: the server's, with what the request names in their place; the
+    /// request's `seed` in `sampling.seed`.
+    var sampling: LocalLanguageModel.SamplingDefaults
     /// Texts that end the answer where they appear (not included in it).
     var stop: [String]
     var stream: Bool
     var includeUsage: Bool
+    /// With `logprobs: true`: how many most likely tokens to list per answer token
+    /// (`top_logprobs`, 0…20); nil = no log-probabilities.
+    var logprobs: Int?
 
     /// Fields read by this server; the harmless ones it ignores are listed apart.
     static let known: Set<String> = [
@@ -25,7 +31,7 @@ struct ChatRequest {
         "top_logprobs", "n", "user", "metadata", "store", "parallel_tool_calls",
     ]
 
-    init(body: [UInt8]) throws(APIError) {
+    init(body: [UInt8], defaults: LocalLanguageModel.SamplingDefaults) throws(APIError) {
         let fields = try RequestFields.parse(body)
         try fields.rejectUnknown(Self.known)
         model = try fields.string("model")
@@ -34,16 +40,15 @@ struct ChatRequest {
         if let n = try fields.integer("n", in: 1...Int.max), n != 1 {
             throw APIError.unsupported("n", "n must be 1: this server returns one choice per request")
         }
-        if try fields.bool("logprobs") == true || fields["top_logprobs"] != nil {
-            throw APIError.unsupported(fields["logprobs"] != nil ? "logprobs" : "top_logprobs", "logprobs are not supported by this server yet")
-        }
-        for penalty in ["presence_penalty", "frequency_penalty"] {
-            if let x = try fields.number(penalty, in: -2...2), x != 0 {
-                throw APIError.unsupported(penalty, "\(penalty) is not supported by this server yet (only 0)")
-            }
+        let top = try fields.integer("top_logprobs", in: 0...20)
+        if try fields.bool("logprobs") == true {
+            logprobs = top ?? 0
+        } else if top != nil {
+            throw APIError.invalid("top_logprobs", "top_logprobs needs logprobs: true")
         }
         stop = try Self.stops(fields)
-        sampling = try SamplingChoice(fields)
+        sampling = try LocalLanguageModel.SamplingDefaults(request: fields, defaults: defaults)
+        if let seed = try fields.seed() { sampling.seed = seed }
         var maximum = try fields.integer("max_completion_tokens", in: 1...Int(Int32.max))
         if maximum == nil { maximum = try fields.integer("max_tokens", in: 1...Int(Int32.max)) }
         options = GenerationOptions(sampling: nil, temperature: nil, maximumResponseTokens: maximum)
@@ -120,33 +125,6 @@ struct ChatRequest {
         case let other?:
             throw APIError.invalid("response_format.type", "response_format.type must be text or json_schema, got \(other)")
         }
-    }
-}
-
-/// How the request picks tokens. FM27's options name one of top-k and top-p per request (with
-/// min-p the server's); so does this.
-enum SamplingChoice: Equatable {
-    case defaults(temperature: Double?, seed: UInt64?)
-    case topK(Int, temperature: Double?, seed: UInt64?)
-    case topP(Double, temperature: Double?, seed: UInt64?)
-    case minP(Double, temperature: Double?, seed: UInt64?)
-
-    init(_ fields: RequestFields) throws(APIError) {
-        let temperature = try fields.number("temperature", in: 0...2)
-        let seed = try fields.integer("seed", in: Int(Int64.min)...Int(Int64.max)).map { UInt64(bitPattern: Int64($0)) }
-        let topK = try fields.integer("top_k", in: 0...1_000_000)
-        let topP = try fields.number("top_p", in: 0...1)
-        let minP = try fields.number("min_p", in: 0...1)
-        let given = [topK != nil && topK != 0, topP != nil && topP != 1, minP != nil].filter { $0 }.count
-        guard given <= 1 else {
-            throw APIError.unsupported(topK != nil ? "top_k" : "top_p", "give at most one of top_k, top_p and min_p per request")
-        }
-        if let topK, topK > 0 { self = .topK(topK, temperature: temperature, seed: seed) }
-        else if let topP, topP < 1 {
-            guard topP > 0 else { throw APIError.invalid("top_p", "top_p must be above 0") }
-            self = .topP(topP, temperature: temperature, seed: seed)
-        } else if let minP { self = .minP(minP, temperature: temperature, seed: seed) }
-        else { self = .defaults(temperature: temperature, seed: seed) }
     }
 }
 

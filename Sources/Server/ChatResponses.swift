@@ -2,6 +2,7 @@
 // `chat.completion.chunk` events of a stream.
 import Foundation
 import JSON
+import LocalModels
 
 /// Names and times shared by one response's objects.
 struct ResponseIdentity {
@@ -40,6 +41,21 @@ enum ChatResponses {
         })
     }
 
+    /// OpenAI's `logprobs` of a choice: `{"content": [{"token", "logprob", "bytes", "top_logprobs":
+    /// [{"token", "logprob", "bytes"}]}], "refusal": null}`; `token` is the bytes as UTF-8 text
+    /// (a token ending inside a character shows U+FFFD; `bytes` are exact).
+    static func logprobs(_ entries: [LocalLanguageModel.TokenLogprob]?) -> JSONValue {
+        guard let entries else { return .null }
+        func fields(_ a: LocalLanguageModel.TokenLogprob.Alternative) -> [(key: String, value: JSONValue)] {
+            [("token", .string(String(decoding: a.bytes, as: UTF8.self))), ("logprob", .number(a.logprob)),
+             ("bytes", .array(a.bytes.map { .integer(Int($0)) }))]
+        }
+        return .object([
+            ("content", .array(entries.map { .object(fields($0.chosen) + [("top_logprobs", .array($0.top.map { .object(fields($0)) }))]) })),
+            ("refusal", .null),
+        ])
+    }
+
     /// The whole `chat.completion`.
     static func completion(_ a: ChatAnswer, _ identity: ResponseIdentity) -> JSONValue {
         var message: [(key: String, value: JSONValue)] = [("role", .string("assistant"))]
@@ -47,16 +63,17 @@ enum ChatResponses {
         if !a.reasoning.isEmpty { message.append(("reasoning_content", .string(a.reasoning))) }
         if !a.toolCalls.isEmpty { message.append(("tool_calls", toolCalls(a, indexed: false))) }
         return .object(identity.header("chat.completion") + [
-            ("choices", .array([.object([("index", .integer(0)), ("message", .object(message)), ("logprobs", .null),
+            ("choices", .array([.object([("index", .integer(0)), ("message", .object(message)), ("logprobs", logprobs(a.logprobs)),
                                          ("finish_reason", .string(a.finishReason))])])),
             ("usage", usage(a)),
         ])
     }
 
     /// One `chat.completion.chunk` with `delta` (and the finish reason on the last one).
-    static func chunk(_ identity: ResponseIdentity, delta: [(key: String, value: JSONValue)], finishReason: String? = nil) -> JSONValue {
+    static func chunk(_ identity: ResponseIdentity, delta: [(key: String, value: JSONValue)], finishReason: String? = nil,
+                      logprobs entries: [LocalLanguageModel.TokenLogprob]? = nil) -> JSONValue {
         .object(identity.header("chat.completion.chunk") + [
-            ("choices", .array([.object([("index", .integer(0)), ("delta", .object(delta)), ("logprobs", .null),
+            ("choices", .array([.object([("index", .integer(0)), ("delta", .object(delta)), ("logprobs", logprobs(entries)),
                                          ("finish_reason", finishReason.map(JSONValue.string) ?? .null)])])),
         ])
     }
@@ -82,7 +99,9 @@ final class ChatEventWriter: ChatAnswerSink {
     func started() async {
         event(ChatResponses.chunk(identity, delta: [("role", .string("assistant")), ("content", .string(""))]))
     }
-    func content(_ text: String) async { event(ChatResponses.chunk(identity, delta: [("content", .string(text))])) }
+    func content(_ text: String, logprobs: [LocalLanguageModel.TokenLogprob]) async {
+        event(ChatResponses.chunk(identity, delta: [("content", .string(text))], logprobs: logprobs.isEmpty ? nil : logprobs))
+    }
     func reasoning(_ text: String) async { event(ChatResponses.chunk(identity, delta: [("reasoning_content", .string(text))])) }
 
     /// The tool calls, the finish reason, usage if asked for, then `[DONE]`.

@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import LanguageModelAPI
 import LocalModels
+import Synchronization
 
 /// What one request produced.
 struct ChatAnswer {
@@ -15,12 +16,15 @@ struct ChatAnswer {
     var completionTokens = 0
     var reasoningTokens = 0
     var finishReason = "stop"
+    /// The answer tokens' log-probabilities, when the request asked for them.
+    var logprobs: [LocalLanguageModel.TokenLogprob]?
 }
 
 /// Receives an answer as it grows (the streaming writer; the whole-response path ignores it).
 protocol ChatAnswerSink: Sendable {
     func started() async
-    func content(_ text: String) async
+    /// Answer text and the log-probabilities of the tokens that made it (empty unless asked).
+    func content(_ text: String, logprobs: [LocalLanguageModel.TokenLogprob]) async
     func reasoning(_ text: String) async
 }
 
@@ -32,14 +36,23 @@ enum ChatRun {
                     sink: (any ChatAnswerSink)?) async throws -> ChatAnswer {
         let executorRequest = LanguageModelExecutorGenerationRequest(
             id: UUID(), transcript: request.transcript, enabledTools: request.tools, schema: request.schema,
-            generationOptions: try options(request, defaults: model.configuration.sampling),
+            generationOptions: request.options,
             contextOptions: ContextOptions(), metadata: [:])
         let channel = LanguageModelExecutorGenerationChannel()
+        let recorded = TokenLogprobLog()
+        let logprobs = request.logprobs.map { top in LocalLanguageModel.LogprobsRequest(top: top) { recorded.append($0) } }
         let generation = Task {
             defer { channel.finish() }
-            try await executor.respond(to: executorRequest, model: model, streamingInto: channel)
+            try await executor.respond(to: executorRequest, model: model, streamingInto: channel, sampling: request.sampling,
+                                       logprobs: logprobs)
         }
         var answer = ChatAnswer()
+        if logprobs != nil { answer.logprobs = [] }
+        // Every generated token sends one event with a token count of 1 (and its log-probability
+        // was recorded before): `position` counts them, so the n-th event's token is entry n.
+        var position = 0
+        // Answer tokens' log-probabilities not yet sent with text (a stop scanner may hold it).
+        var pending: [LocalLanguageModel.TokenLogprob] = []
         var stops = StopScanner(request.stop)
         var announced = false
         do {
@@ -55,12 +68,21 @@ enum ChatRun {
                         if !announced { announced = true; await sink?.started() }
                     case let .response(_, .appendText(text, _, n)):
                         answer.completionTokens += n
+                        if logprobs != nil && n == 1, let entry = recorded.entry(position), !entry.chosen.bytes.isEmpty {
+                            answer.logprobs?.append(entry)
+                            pending.append(entry)
+                        }
+                        position += n
                         let safe = stops.feed(text)
                         answer.content += safe
-                        if !safe.isEmpty { await sink?.content(safe) }
+                        if !safe.isEmpty {
+                            await sink?.content(safe, logprobs: pending)
+                            pending.removeAll()
+                        }
                         if stops.stopped { generation.cancel() }
                     case let .reasoning(_, .appendText(text, _, n)):
                         answer.completionTokens += n
+                        position += n
                         answer.reasoningTokens += n
                         answer.reasoning += text
                         if !text.isEmpty { await sink?.reasoning(text) }
@@ -91,39 +113,23 @@ enum ChatRun {
         if !stops.stopped {
             let rest = stops.flush()
             answer.content += rest
-            if !rest.isEmpty { await sink?.content(rest) }
+            if !rest.isEmpty { await sink?.content(rest, logprobs: pending) }
             if let limit = request.options.maximumResponseTokens, answer.completionTokens >= limit { answer.finishReason = "length" }
         }
         if !answer.toolCalls.isEmpty { answer.finishReason = "tool_calls" }
         return answer
     }
+}
 
-    /// FM27 options for the request: its temperature, its one of top-k / top-p and its seed.
-    static func options(_ request: ChatRequest, defaults: LocalLanguageModel.SamplingDefaults) throws(APIError) -> GenerationOptions {
-        var options = request.options
-        switch request.sampling {
-        case let .defaults(temperature, seed):
-            options.temperature = temperature
-            if let seed { options.sampling = seeded(defaults, seed) }
-        case let .topK(k, temperature, seed):
-            options.temperature = temperature
-            options.sampling = .random(top: k, seed: seed)
-        case let .topP(p, temperature, seed):
-            options.temperature = temperature
-            options.sampling = .random(probabilityThreshold: p, seed: seed)
-        case let .minP(p, temperature, seed):
-            guard p == defaults.minP else {
-                throw APIError.unsupported("min_p", "min_p is set per server (--min-p, here \(defaults.minP)); a request may not change it")
-            }
-            options.temperature = temperature
-            if let seed { options.sampling = seeded(defaults, seed) }
-        }
-        return options
-    }
+/// The log-probabilities an executor hands over from its decode loop, read by the task that
+/// consumes the channel.
+final class TokenLogprobLog: Sendable {
+    private let entries = Mutex<[LocalLanguageModel.TokenLogprob]>([])
 
-    /// The server's default filter with a request's seed (FM27 modes carry one of top-k and
-    /// top-p: top-k when the server sets one).
-    private static func seeded(_ defaults: LocalLanguageModel.SamplingDefaults, _ seed: UInt64) -> GenerationOptions.SamplingMode {
-        defaults.topK > 0 ? .random(top: defaults.topK, seed: seed) : .random(probabilityThreshold: defaults.topP, seed: seed)
+    func append(_ entry: LocalLanguageModel.TokenLogprob) { entries.withLock { $0.append(entry) } }
+
+    /// The `index`-th generated token's entry, if recorded.
+    func entry(_ index: Int) -> LocalLanguageModel.TokenLogprob? {
+        entries.withLock { index < $0.count ? $0[index] : nil }
     }
 }

@@ -15,6 +15,9 @@ struct CompletionRequest {
     var stop: [String]
     var stream: Bool
     var includeUsage: Bool
+    /// `logprobs` (0…5): per token its log-probability and that many most likely
+    /// alternatives; nil = none.
+    var logprobs: Int?
 
     static let known: Set<String> = [
         "model", "prompt", "max_tokens", "temperature", "top_p", "top_k", "min_p", "seed", "stop", "stream", "stream_options",
@@ -36,22 +39,9 @@ struct CompletionRequest {
         maximumTokens = try fields.integer("max_tokens", in: 1...Int(Int32.max)) ?? 16
         if let n = try fields.integer("n", in: 1...Int.max), n != 1 { throw APIError.unsupported("n", "n must be 1") }
         if try fields.bool("echo") == true { throw APIError.unsupported("echo", "echo is not supported") }
-        if fields["logprobs"] != nil { throw APIError.unsupported("logprobs", "logprobs are not supported by this server yet") }
-        for penalty in ["presence_penalty", "frequency_penalty"] {
-            if let x = try fields.number(penalty, in: -2...2), x != 0 {
-                throw APIError.unsupported(penalty, "\(penalty) is not supported by this server yet (only 0)")
-            }
-        }
-        var sampling = defaults
-        if let t = try fields.number("temperature", in: 0...2) { sampling.temperature = t }
-        if let k = try fields.integer("top_k", in: 0...1_000_000) { sampling.topK = k }
-        if let p = try fields.number("top_p", in: 0...1) {
-            guard p > 0 else { throw APIError.invalid("top_p", "top_p must be above 0") }
-            sampling.topP = p
-        }
-        if let p = try fields.number("min_p", in: 0...1) { sampling.minP = p }
-        self.sampling = sampling
-        seed = try fields.integer("seed", in: Int(Int64.min)...Int(Int64.max)).map { UInt64(bitPattern: Int64($0)) }
+        logprobs = try fields.integer("logprobs", in: 0...5)
+        sampling = try LocalLanguageModel.SamplingDefaults(request: fields, defaults: defaults)
+        seed = try fields.seed()
         switch fields["stop"] {
         case nil: stop = []
         case let .string(s)?: stop = s.isEmpty ? [] : [s]
@@ -88,9 +78,14 @@ extension OpenAIServer {
             }
             slot = await pool.acquire()
             guard slot != nil, !Task.isCancelled else { body?.finish(); return }
-            func chunk(_ text: String, finish: String?) -> JSONValue {
+            let recorded = TokenLogprobLog()
+            let logprobs = completion.logprobs.map { top in LocalLanguageModel.LogprobsRequest(top: top) { recorded.append($0) } }
+            // Tokens' entries not yet sent with text; bytes of answer tokens before them.
+            var pending: [LocalLanguageModel.TokenLogprob] = [], offset = 0
+            var all: [LocalLanguageModel.TokenLogprob]? = logprobs == nil ? nil : []
+            func chunk(_ text: String, finish: String?, logprobs entries: [LocalLanguageModel.TokenLogprob]? = nil) -> JSONValue {
                 .object(identity.header("text_completion") + [("choices", .array([.object([
-                    ("text", .string(text)), ("index", .integer(0)), ("logprobs", .null),
+                    ("text", .string(text)), ("index", .integer(0)), ("logprobs", Self.legacyLogprobs(entries, offset: &offset)),
                     ("finish_reason", finish.map(JSONValue.string) ?? .null),
                 ])]))])
             }
@@ -99,22 +94,34 @@ extension OpenAIServer {
             let started = ContinuousClock.now
             do {
                 for try await event in model.complete(completion.prompt, maximumTokens: completion.maximumTokens,
-                                                      sampling: completion.sampling, seed: completion.seed) {
+                                                      sampling: completion.sampling, seed: completion.seed, logprobs: logprobs) {
                     var piece = ""
                     switch event {
                     case let .prefilled(tokens, _): promptTokens = tokens.count
-                    case let .token(_, t): generated += 1; piece = t
+                    case let .token(_, t):
+                        // The n-th token event's entry was recorded before it was yielded.
+                        if logprobs != nil, let entry = recorded.entry(generated), !entry.chosen.bytes.isEmpty {
+                            all?.append(entry)
+                            pending.append(entry)
+                        }
+                        generated += 1
+                        piece = t
                     case let .text(t): piece = t
                     case let .finished(_, stop, _): finish = stop == .endOfGeneration ? "stop" : "length"
                     }
                     let safe = stops.feed(piece)
                     text += safe
-                    if !safe.isEmpty { body?.write("data: " + chunk(safe, finish: nil).jsonText + "\n\n") }
+                    if !safe.isEmpty, let body {
+                        body.write("data: " + chunk(safe, finish: nil, logprobs: logprobs == nil ? nil : pending).jsonText + "\n\n")
+                        pending.removeAll()
+                    }
                     if stops.stopped { finish = "stop"; break }
                 }
                 let rest = stops.flush()
                 text += rest
-                if !rest.isEmpty { body?.write("data: " + chunk(rest, finish: nil).jsonText + "\n\n") }
+                if !rest.isEmpty, let body {
+                    body.write("data: " + chunk(rest, finish: nil, logprobs: logprobs == nil ? nil : pending).jsonText + "\n\n")
+                }
             } catch {
                 if error is CancellationError { body?.finish(); return }
                 let failure = Self.apiError(error)
@@ -137,10 +144,34 @@ extension OpenAIServer {
                 body.write("data: [DONE]\n\n")
                 body.finish()
             } else {
-                var whole = chunk(text, finish: finish)
+                var whole = chunk(text, finish: finish, logprobs: all)
                 if case let .object(members) = whole { whole = .object(members + [("usage", usage)]) }
                 answer(json(200, whole))
             }
         }
+    }
+
+    /// The legacy completion `logprobs`: `{"tokens", "token_logprobs", "top_logprobs" (token →
+    /// logprob), "text_offset"}`, offsets in UTF-8 bytes from the answer's start (`offset` is the
+    /// running count, advanced past these tokens); nil entries = `null`.
+    static func legacyLogprobs(_ entries: [LocalLanguageModel.TokenLogprob]?, offset: inout Int) -> JSONValue {
+        guard let entries else { return .null }
+        var offsets: [JSONValue] = []
+        for entry in entries {
+            offsets.append(.integer(offset))
+            offset += entry.chosen.bytes.count
+        }
+        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        return .object([
+            ("tokens", .array(entries.map { .string(text($0.chosen.bytes)) })),
+            ("token_logprobs", .array(entries.map { .number($0.chosen.logprob) })),
+            ("top_logprobs", .array(entries.map { entry in
+                var seen = Set<String>()
+                return .object(entry.top.compactMap { a -> (key: String, value: JSONValue)? in
+                    seen.insert(text(a.bytes)).inserted ? (text(a.bytes), .number(a.logprob)) : nil
+                })
+            })),
+            ("text_offset", .array(offsets)),
+        ])
     }
 }

@@ -132,9 +132,8 @@ public final class OpenAIServer: HTTPHandler {
     private func chat(_ request: HTTPRequest, _ answer: @escaping @Sendable (HTTPReply) -> Void) {
         let chat: ChatRequest
         do throws(APIError) {
-            chat = try ChatRequest(body: request.body)
+            chat = try ChatRequest(body: request.body, defaults: model.configuration.sampling)
             try checkModel(chat.model)
-            _ = try ChatRun.options(chat, defaults: model.configuration.sampling)
         } catch {
             return answer(error.reply)
         }
@@ -198,7 +197,9 @@ private struct HeartbeatStopper: ChatAnswerSink {
         heartbeat?.cancel()
         await inner.started()
     }
-    func content(_ text: String) async { await inner.content(text) }
+    func content(_ text: String, logprobs: [LocalLanguageModel.TokenLogprob]) async {
+        await inner.content(text, logprobs: logprobs)
+    }
     func reasoning(_ text: String) async { await inner.reasoning(text) }
 }
 

@@ -30,7 +30,7 @@ import Testing
                 }
             }
             do {
-                if i % 4 == 3 { _ = try CompletionRequest(body: bytes, defaults: .init()) } else { _ = try ChatRequest(body: bytes) }
+                if i % 4 == 3 { _ = try CompletionRequest(body: bytes, defaults: .init()) } else { _ = try ChatRequest(body: bytes, defaults: .init()) }
             } catch {
                 #expect((400..<500).contains(error.status), "case \(i): \(String(decoding: bytes, as: UTF8.self))")
                 #expect(!error.message.isEmpty && !error.message.contains("\n"), "case \(i)")
@@ -40,7 +40,7 @@ import Testing
 
     /// The seeds themselves are valid requests, so the mutations start from accepted input.
     @Test func theSeedsDecode() throws {
-        for seed in Self.seeds { _ = try ChatRequest(body: Array(seed.utf8)) }
+        for seed in Self.seeds { _ = try ChatRequest(body: Array(seed.utf8), defaults: .init()) }
         _ = try CompletionRequest(body: Array(Self.completionSeed.utf8), defaults: .init())
     }
 }
