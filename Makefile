@@ -9,8 +9,8 @@
 
 APT_PACKAGES := libopenblas-dev libomp-dev libedit-dev libsimde-dev libmicrohttpd-dev
 # PyPI packages the tests use: gguf (llama.cpp's gguf-py) as an independent GGUF reader, openai as
-# the real client the server tests drive `quanta serve` with.
-PIP_PACKAGES := gguf openai
+# the real clients the server tests drive `quanta serve` with (and ollama for its Ollama endpoints).
+PIP_PACKAGES := gguf openai ollama
 SWIFT ?= swift
 # Tests run on a release build so the C kernels are optimised; -enable-testing keeps
 # `@testable import` working under -O.

@@ -152,7 +152,7 @@ let package = Package(
         // `quanta serve` driven by real clients (the `openai` Python package, curl), and its request
         // decoding in process.
         .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "Quanta", "DesignedModels"], path: "Tests/ServerTests",
-                    exclude: ["openai_client.py"]),
+                    exclude: ["openai_client.py", "ollama_client.py"]),
         // Drives the macro plugin executable through the compiler's protocol (golden expansions,
         // fuzz). It runs the plugin built for `Quanta` from .build and must not depend on the
         // macro target: a test target that does makes SwiftPM build every target twice, once

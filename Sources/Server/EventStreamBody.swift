@@ -14,8 +14,10 @@ public final class EventStreamBody: Sendable {
         var suspended = false
     }
     private let state = Mutex(State())
+    /// The stream's media type: server-sent events, or `application/x-ndjson` for Ollama's lines.
+    public let contentType: String
 
-    public init() {}
+    public init(contentType: String = "text/event-stream") { self.contentType = contentType }
 
     /// Queues `text` to be sent.
     public func write(_ text: String) {

@@ -281,7 +281,7 @@ private func queue(_ reply: HTTPReply, on connection: OpaquePointer) -> MHD_Resu
             return .NO
         }
         defer { MHD_destroy_response(response) }
-        MHD_add_response_header(response, "Content-Type", "text/event-stream")
+        MHD_add_response_header(response, "Content-Type", body.contentType)
         MHD_add_response_header(response, "Cache-Control", "no-cache")
         return MHD_queue_response(connection, 200, response)
     }

@@ -63,7 +63,14 @@ public final class OpenAIServer: HTTPHandler {
             chat(request, answer)
         case ("POST", "/v1/completions"):
             completion(request, answer)
-        case (_, "/health"), (_, "/v1/models"), (_, "/metrics"), (_, "/v1/chat/completions"), (_, "/v1/completions"):
+        case ("POST", "/api/chat"), ("POST", "/api/generate"):
+            ollamaChat(request, answer)
+        case ("GET", "/api/tags"):
+            answer(json(200, ollamaTags()))
+        case ("GET", "/api/version"):
+            answer(json(200, .object([("version", .string(Self.ollamaVersion))])))
+        case (_, "/health"), (_, "/v1/models"), (_, "/metrics"), (_, "/v1/chat/completions"), (_, "/v1/completions"),
+             (_, "/api/chat"), (_, "/api/generate"), (_, "/api/tags"), (_, "/api/version"):
             answer(APIError(status: 405, "\(request.method) is not allowed on \(request.path)", code: "method_not_allowed").reply)
         default:
             answer(APIError(status: 404, "no endpoint \(request.method) \(request.path)", code: "not_found").reply)
