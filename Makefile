@@ -3,7 +3,7 @@
 #   make test    the history check, system packages + all models, the whole test suite on a
 #                release build
 # Both are idempotent: a second run installs and downloads nothing.
-#   make fuzz    libFuzzer targets (GGUF reader, templates, tokenizers, CLI arguments), each run
+#   make fuzz    libFuzzer targets (GGUF reader, templates, tokenizers, CLI arguments, server requests), each run
 #                FUZZ_SECONDS; seeds in Fuzz/corpus, findings under .build/fuzz; then the macro
 #                plugin through its protocol with MACRO_FUZZ_CASES declarations
 #   make test-serve-load   `quanta serve` under 200 requests (scripts/serve-load-test.py)
@@ -85,7 +85,10 @@ SWIFTC ?= swiftc
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := .build/fuzz
 FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld
-FUZZ_TARGETS := gguf templates tokenizers cli
+FUZZ_TARGETS := gguf templates tokenizers cli requests
+# The server's request decoding: these files need only the JSON and LanguageModelAPI modules.
+FUZZ_REQUEST_SOURCES := APIError.swift RequestFields.swift RequestSampling.swift ChatRequest.swift ChatMessages.swift \
+  JSONSchemaInput.swift OllamaRequest.swift
 
 fuzz: models fuzz-macros
 	@mkdir -p $(FUZZ_DIR)/modules $(FUZZ_DIR)/findings
@@ -102,6 +105,11 @@ fuzz: models fuzz-macros
 	  -emit-library -static -o $(FUZZ_DIR)/modules/libCommandLineSpec.a Sources/CommandLineSpec/*.swift
 	$(SWIFTC) $(FUZZ_FLAGS) -I $(FUZZ_DIR)/modules -L $(FUZZ_DIR)/modules -lCommandLineSpec -module-name FuzzCLI \
 	  Sources/quanta/CommonOptions.swift Fuzz/CLIArguments.swift -o $(FUZZ_DIR)/cli
+	$(SWIFTC) $(FUZZ_FLAGS) -I $(FUZZ_DIR)/modules -L $(FUZZ_DIR)/modules -lJSON -package-name Quanta -module-name LanguageModelAPI \
+	  -emit-module -emit-module-path $(FUZZ_DIR)/modules/LanguageModelAPI.swiftmodule \
+	  -emit-library -static -o $(FUZZ_DIR)/modules/libLanguageModelAPI.a $(shell find Sources/LanguageModelAPI -name '*.swift')
+	$(SWIFTC) $(FUZZ_FLAGS) -I $(FUZZ_DIR)/modules -L $(FUZZ_DIR)/modules -lLanguageModelAPI -lJSON -package-name Quanta \
+	  -module-name FuzzRequests $(addprefix Sources/Server/,$(FUZZ_REQUEST_SOURCES)) Fuzz/RequestDecoding.swift -o $(FUZZ_DIR)/requests
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
 	  echo "fuzz $$t: $(FUZZ_SECONDS) s"; \

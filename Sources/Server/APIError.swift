@@ -15,7 +15,13 @@ public struct APIError: Error, Sendable, Equatable {
 
     public init(status: Int, _ message: String, type: String = "invalid_request_error", param: String? = nil, code: String? = nil) {
         self.status = status
-        self.message = message
+        // One line whatever the request held: names and values quoted from a body may contain
+        // line breaks (a JSON key "a\nb"), which are escaped here as Swift writes them.
+        var line = ""
+        for scalar in message.unicodeScalars {
+            if Character(scalar).isNewline { line += scalar.escaped(asASCII: true) } else { line.unicodeScalars.append(scalar) }
+        }
+        self.message = line
         self.type = type
         self.param = param
         self.code = code
@@ -37,13 +43,5 @@ public struct APIError: Error, Sendable, Equatable {
             ("message", .string(message)), ("type", .string(type)),
             ("param", param.map(JSONValue.string) ?? .null), ("code", code.map(JSONValue.string) ?? .null),
         ]))])
-    }
-
-    /// The whole HTTP reply.
-    var reply: HTTPReply {
-        var headers: [(String, String)] = []
-        if status == 503 { headers.append(("Retry-After", "1")) }
-        if status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
-        return .full(status: status, headers: headers, body: Array(json.jsonText.utf8))
     }
 }

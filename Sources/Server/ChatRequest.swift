@@ -4,7 +4,6 @@
 import Foundation
 import JSON
 import LanguageModelAPI
-import LocalModels
 
 /// A chat completion request, checked and mapped onto the FM27 executor request.
 struct ChatRequest {
@@ -13,9 +12,8 @@ struct ChatRequest {
     var tools: [Transcript.ToolDefinition]
     var schema: GenerationSchema?
     var options: GenerationOptions
-    /// The sampler settings: the server's, with what the request names in their place; the
-    /// request's `seed` in `sampling.seed`.
-    var sampling: LocalLanguageModel.SamplingDefaults
+    /// The sampling fields the request names (the server's settings fill the rest).
+    var sampling: RequestSampling
     /// Texts that end the answer where they appear (not included in it).
     var stop: [String]
     var stream: Bool
@@ -31,7 +29,7 @@ struct ChatRequest {
         "top_logprobs", "n", "user", "metadata", "store", "parallel_tool_calls",
     ]
 
-    init(body: [UInt8], defaults: LocalLanguageModel.SamplingDefaults) throws(APIError) {
+    init(body: [UInt8]) throws(APIError) {
         let fields = try RequestFields.parse(body)
         try fields.rejectUnknown(Self.known)
         model = try fields.string("model")
@@ -47,8 +45,7 @@ struct ChatRequest {
             throw APIError.invalid("top_logprobs", "top_logprobs needs logprobs: true")
         }
         stop = try Self.stops(fields)
-        sampling = try LocalLanguageModel.SamplingDefaults(request: fields, defaults: defaults)
-        if let seed = try fields.seed() { sampling.seed = seed }
+        sampling = try RequestSampling(fields)
         var maximum = try fields.integer("max_completion_tokens", in: 1...Int(Int32.max))
         if maximum == nil { maximum = try fields.integer("max_tokens", in: 1...Int(Int32.max)) }
         options = GenerationOptions(sampling: nil, temperature: nil, maximumResponseTokens: maximum)

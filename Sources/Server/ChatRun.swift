@@ -43,7 +43,9 @@ enum ChatRun {
         let logprobs = request.logprobs.map { top in LocalLanguageModel.LogprobsRequest(top: top) { recorded.append($0) } }
         let generation = Task {
             defer { channel.finish() }
-            try await executor.respond(to: executorRequest, model: model, streamingInto: channel, sampling: request.sampling,
+            var settings = LocalLanguageModel.SamplingDefaults(request.sampling, over: model.configuration.sampling)
+            if let seed = request.sampling.seed { settings.seed = seed }
+            try await executor.respond(to: executorRequest, model: model, streamingInto: channel, sampling: settings,
                                        logprobs: logprobs)
         }
         var answer = ChatAnswer()

@@ -40,8 +40,9 @@ struct CompletionRequest {
         if let n = try fields.integer("n", in: 1...Int.max), n != 1 { throw APIError.unsupported("n", "n must be 1") }
         if try fields.bool("echo") == true { throw APIError.unsupported("echo", "echo is not supported") }
         logprobs = try fields.integer("logprobs", in: 0...5)
-        sampling = try LocalLanguageModel.SamplingDefaults(request: fields, defaults: defaults)
-        seed = try fields.seed()
+        let requested = try RequestSampling(fields)
+        sampling = LocalLanguageModel.SamplingDefaults(requested, over: defaults)
+        seed = requested.seed
         switch fields["stop"] {
         case nil: stop = []
         case let .string(s)?: stop = s.isEmpty ? [] : [s]

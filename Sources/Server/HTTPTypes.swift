@@ -71,3 +71,13 @@ public final class AbortSignal: Sendable {
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPReply) -> Void)
 }
+
+extension APIError {
+    /// The whole HTTP reply.
+    var reply: HTTPReply {
+        var headers: [(String, String)] = []
+        if status == 503 { headers.append(("Retry-After", "1")) }
+        if status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
+        return .full(status: status, headers: headers, body: Array(json.jsonText.utf8))
+    }
+}

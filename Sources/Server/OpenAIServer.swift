@@ -139,7 +139,7 @@ public final class OpenAIServer: HTTPHandler {
     private func chat(_ request: HTTPRequest, _ answer: @escaping @Sendable (HTTPReply) -> Void) {
         let chat: ChatRequest
         do throws(APIError) {
-            chat = try ChatRequest(body: request.body, defaults: model.configuration.sampling)
+            chat = try ChatRequest(body: request.body)
             try checkModel(chat.model)
         } catch {
             return answer(error.reply)

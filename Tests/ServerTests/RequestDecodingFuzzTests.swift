@@ -14,6 +14,20 @@ import Testing
     ]
     static let completionSeed = #"{"prompt":"Once","max_tokens":4,"temperature":0,"top_p":0.9,"stop":"."}"#
 
+    /// A name or value echoed from the body keeps the error on one line (found by `make fuzz`).
+    @Test func lineBreaksInEchoedNamesAreEscaped() {
+        for body in [#"{"messages":[{"role":"user","content":"x"}],"a\nb\u2028c":1}"#, #"{"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"function","function":{"name":"f\r\ng"}},"tools":[{"type":"function","function":{"name":"h"}}]}"#] {
+            do {
+                _ = try ChatRequest(body: Array(body.utf8))
+                Issue.record("accepted: \(body)")
+            } catch {
+                let oneLine = !error.message.contains { $0.isNewline }
+                #expect(oneLine, "\(error.message.debugDescription)")
+                #expect(error.message.contains(#"\n"#), "\(error.message)")
+            }
+        }
+    }
+
     @Test func mutatedBodiesDecodeOrFailWithA4xx() {
         let cases = ProcessInfo.processInfo.environment["QUANTA_SERVER_FUZZ_CASES"].flatMap(Int.init) ?? 3000
         var rng = SplitMix(seed: 0x5e12fe)
@@ -30,7 +44,7 @@ import Testing
                 }
             }
             do {
-                if i % 4 == 3 { _ = try CompletionRequest(body: bytes, defaults: .init()) } else { _ = try ChatRequest(body: bytes, defaults: .init()) }
+                if i % 4 == 3 { _ = try CompletionRequest(body: bytes, defaults: .init()) } else { _ = try ChatRequest(body: bytes) }
             } catch {
                 #expect((400..<500).contains(error.status), "case \(i): \(String(decoding: bytes, as: UTF8.self))")
                 #expect(!error.message.isEmpty && !error.message.contains("\n"), "case \(i)")
@@ -40,7 +54,7 @@ import Testing
 
     /// The seeds themselves are valid requests, so the mutations start from accepted input.
     @Test func theSeedsDecode() throws {
-        for seed in Self.seeds { _ = try ChatRequest(body: Array(seed.utf8), defaults: .init()) }
+        for seed in Self.seeds { _ = try ChatRequest(body: Array(seed.utf8)) }
         _ = try CompletionRequest(body: Array(Self.completionSeed.utf8), defaults: .init())
     }
 }
