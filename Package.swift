@@ -104,12 +104,14 @@ let package = Package(
         .executableTarget(name: "fm27-example", dependencies: ["Quanta"], path: "Examples/FM27App"),
 
         // MARK: - Tests
-        .testTarget(name: "GGUFTests", dependencies: ["GGUF"], path: "Tests/GGUFTests"),
+        // A seeded generator every test target shares (SplitMix64), so failing cases replay.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "GGUFTests", dependencies: ["GGUF", "TestSupport"], path: "Tests/GGUFTests"),
         .testTarget(
             name: "SyntheticModelsTests", dependencies: ["SyntheticModels", "GGUF", "Architectures", "Engine"],
             path: "Tests/SyntheticModelsTests"
         ),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"], path: "Tests/JSONTests"),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], path: "Tests/JSONTests"),
         .testTarget(
             name: "EngineTests",
             dependencies: ["Engine", "GGUF", "CKernels"],
@@ -117,14 +119,14 @@ let package = Package(
             exclude: ["Fixtures/make_fixtures.py"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "KernelsTests", dependencies: ["Engine", "GGUF", "CKernels"], path: "Tests/KernelsTests"),
+        .testTarget(name: "KernelsTests", dependencies: ["Engine", "GGUF", "CKernels", "TestSupport"], path: "Tests/KernelsTests"),
         .testTarget(
             name: "TokenizersTests", dependencies: ["Tokenizers", "GGUF"], path: "Tests/TokenizersTests",
             // Fixtures are read from the source tree via #filePath (JSONL ids from llama.cpp).
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "SamplingTests", dependencies: ["Sampling"], path: "Tests/SamplingTests"),
-        .testTarget(name: "GrammarTests", dependencies: ["Grammar", "Tokenizers", "GGUF"], path: "Tests/GrammarTests"),
+        .testTarget(name: "GrammarTests", dependencies: ["Grammar", "Tokenizers", "GGUF", "TestSupport"], path: "Tests/GrammarTests"),
         .testTarget(
             name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests",
             // llama.cpp reference outputs, read from the source tree via #filePath.
@@ -151,13 +153,13 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["GGUF"], path: "Tests/CLITests"),
         // `quanta serve` driven by real clients (the `openai` Python package, curl), and its request
         // decoding in process.
-        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "Quanta", "DesignedModels"], path: "Tests/ServerTests",
+        .testTarget(name: "ServerTests", dependencies: ["Server", "JSON", "Quanta", "DesignedModels", "TestSupport"], path: "Tests/ServerTests",
                     exclude: ["openai_client.py", "ollama_client.py"]),
         // Drives the macro plugin executable through the compiler's protocol (golden expansions,
         // fuzz). It runs the plugin built for `Quanta` from .build and must not depend on the
         // macro target: a test target that does makes SwiftPM build every target twice, once
         // for the host as a tool (2x the clean build's CPU time).
-        .testTarget(name: "QuantaMacrosTests", path: "Tests/QuantaMacrosTests", exclude: ["Golden"]),
+        .testTarget(name: "QuantaMacrosTests", dependencies: ["TestSupport"], path: "Tests/QuantaMacrosTests", exclude: ["Golden"]),
         // An FM27 app file that must compile unchanged but for its import.
         .testTarget(name: "FM27CompatTests", dependencies: ["Quanta"], path: "Tests/FM27CompatTests", exclude: ["SchemaFixtures"]),
     ]

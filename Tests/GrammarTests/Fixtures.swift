@@ -1,21 +1,13 @@
 // Grammars, vocabularies and a seeded generator shared by the tests.
+import TestSupport
 import Foundation
 import GGUF
 import Grammar
 import Tokenizers
 
-/// SplitMix64: reproducible randomness per seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 1 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// Reproducible randomness per seed: the shared SplitMix64, its seed spread first so that
+/// neighbouring seeds start far apart.
+func seededGenerator(seed: UInt64) -> SplitMix64 { SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 1) }
 
 enum Grammars {
     /// An object with a free string, an enum, an integer range, an array of strings and optional extras.
@@ -128,7 +120,7 @@ struct MissingModel: Error, CustomStringConvertible {
 func randomDocument(_ grammar: JSONGrammar, _ vocabulary: TokenVocabulary, seed: UInt64, budget: Int = 400,
                     forceMargin: Int = 4) throws -> (bytes: [UInt8], decoder: ConstrainedDecoder) {
     var decoder = try ConstrainedDecoder(grammar: grammar, vocabulary: vocabulary)
-    var generator = SeededGenerator(seed: seed)
+    var generator = seededGenerator(seed: seed)
     var used = 0
     while !decoder.isComplete {
         if decoder.mustFinish(remainingTokens: budget - used, margin: forceMargin) {

@@ -1,5 +1,6 @@
 // The trie walk and its free-string fast path must allow exactly the tokens a brute-force check
 // allows: every token's bytes fed to a copy of the matcher.
+import TestSupport
 import GGUF
 import Grammar
 import Tokenizers
@@ -18,7 +19,7 @@ private func bruteForceAllowed(_ matcher: JSONMatcher, tokenBytes: [[UInt8]?], e
 /// Matchers reached by random walks, including states inside strings, numbers and keys.
 private func sampleStates(_ vocabulary: TokenVocabulary, count: Int, seed: UInt64) throws -> [JSONMatcher] {
     var states: [JSONMatcher] = []
-    var generator = SeededGenerator(seed: seed)
+    var generator = seededGenerator(seed: seed)
     for (_, grammar) in Grammars.all {
         var decoder = try ConstrainedDecoder(grammar: grammar, vocabulary: vocabulary)
         for _ in 0..<count where !decoder.isComplete {

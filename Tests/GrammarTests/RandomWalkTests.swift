@@ -1,5 +1,6 @@
 // Random generations through the masks: whatever allowed tokens are picked, and however small the
 // budget, the result must be a valid document by the independent references.
+import TestSupport
 import Foundation
 import Grammar
 import Testing
@@ -21,7 +22,7 @@ func shortestCompletionFinishesFromEveryVisitedState(grammarName: String) throws
     let grammar = try #require(Grammars.all.first { $0.0 == grammarName }).1
     for seed in 100..<120 as Range<UInt64> {
         var matcher = try JSONMatcher(grammar: grammar)
-        var generator = SeededGenerator(seed: seed)
+        var generator = seededGenerator(seed: seed)
         var written: [UInt8] = []
         for _ in 0..<120 where !matcher.isComplete {
             let completion = matcher.shortestCompletion

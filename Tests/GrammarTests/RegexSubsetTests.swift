@@ -1,5 +1,6 @@
 // The pattern automaton's full-match verdicts against Swift's own `Regex` (scalar semantics, ASCII
 // character classes) on many generated strings per pattern.
+import TestSupport
 import Foundation
 import Grammar
 import Testing
@@ -32,7 +33,7 @@ private let alphabet: [Unicode.Scalar] = ["a", "b", "c", "d", "e", "r", "o", "u"
 func automatonAgreesWithSwiftRegex(pattern: String) throws {
     let regex = try Regex(pattern).matchingSemantics(.unicodeScalar).asciiOnlyCharacterClasses()
     let matcher = try JSONMatcher(grammar: JSONGrammar(root: .string(.pattern(pattern))))
-    var generator = SeededGenerator(seed: UInt64(pattern.utf8.count))
+    var generator = seededGenerator(seed: UInt64(pattern.utf8.count))
     // Random strings rarely match, so also mutate the shortest match the automaton proposes.
     let shortest = String(decoding: matcher.shortestCompletion, as: UTF8.self)
     let seedText = (try? JSONSerialization.jsonObject(with: Data(shortest.utf8), options: .fragmentsAllowed) as? String) ?? ""

@@ -1,6 +1,7 @@
 // The package's one JSON reader and string escaping, against Foundation's JSONSerialization as
 // an independent reference: random documents read alike, every prefix of a document reads in
 // prefix mode and fails in whole-document mode, invalid text fails in both. Time cap: 5 s.
+import TestSupport
 import Foundation
 import JSON
 import Testing
@@ -38,19 +39,8 @@ struct TreeBuilder: JSONValueBuilder {
     }
 }
 
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A random JSON document, written by hand with varied spacing, escapes and numbers.
-func randomDocument(_ random: inout SplitMix, depth: Int = 0) -> String {
+func randomDocument(_ random: inout SplitMix64, depth: Int = 0) -> String {
     let space = [" ", "", "\n", "\t "].randomElement(using: &random)!
     switch Int.random(in: 0..<(depth > 3 ? 5 : 7), using: &random) {
     case 0: return "null"
@@ -74,7 +64,7 @@ func randomDocument(_ random: inout SplitMix, depth: Int = 0) -> String {
 
 @Suite struct JSONReaderTests {
     @Test func randomDocumentsReadAsFoundationReadsThem() throws {
-        var random = SplitMix(state: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<2_000 {
             let text = randomDocument(&random)
             let reference = Tree(foundation: try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed))
@@ -85,7 +75,7 @@ func randomDocument(_ random: inout SplitMix, depth: Int = 0) -> String {
     }
 
     @Test func everyPrefixReadsInPrefixModeOnly() throws {
-        var random = SplitMix(state: 11)
+        var random = SplitMix64(seed: 11)
         for _ in 0..<200 {
             let text = "[" + randomDocument(&random) + "]"
             let bytes = Array(text.utf8)

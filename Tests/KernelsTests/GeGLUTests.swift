@@ -1,3 +1,4 @@
+import TestSupport
 import CKernels
 import Foundation
 import Testing

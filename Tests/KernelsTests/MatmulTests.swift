@@ -1,3 +1,4 @@
+import TestSupport
 import CKernels
 import Testing
 @testable import Engine

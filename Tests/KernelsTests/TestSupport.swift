@@ -1,20 +1,12 @@
+import TestSupport
 import CKernels
 #if canImport(Glibc)
 import Glibc
 #endif
 @testable import Engine
 
-/// Deterministic SplitMix64, so every test input is reproducible.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Floats and bytes from the shared seeded generator, so every test input is reproducible.
+extension SplitMix64 {
     /// Uniform in [0, 1).
     mutating func uniform() -> Float { Float(next() >> 40) * 0x1p-24 }
     /// Standard normal (Box–Muller).

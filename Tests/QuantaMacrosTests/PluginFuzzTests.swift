@@ -3,6 +3,7 @@
 // fine, an expansion or an error diagnostic; what fails is no answer, a malformed one, or a
 // dead process. `make fuzz` runs the same with more cases (QUANTA_MACRO_FUZZ_CASES).
 // Time cap: 60 s for the default 10,000 cases (about 5 s here).
+import TestSupport
 import Foundation
 import Testing
 
@@ -49,20 +50,8 @@ import Testing
         ]
     }
 
-    /// A deterministic pseudo-random generator, so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A seed cut short, with bytes flipped, or with Swift's delimiters spliced in.
-    static func mutation(_ random: inout SplitMix) -> String {
+    static func mutation(_ random: inout SplitMix64) -> String {
         var bytes = Array(seeds.randomElement(using: &random)!.utf8)
         let pieces = ["\"", "\"\"\"", "#", "(", ")", "{", "}", "[", "]", "<", ">", "/", "/*", "*/", "\\(", "`", "@", ":", ",", "=", "?",
                       "\n", "@Guide(", "case ", "var ", "let ", "static ", "#/", "\u{0}", "é", "\u{1F600}"]
@@ -83,7 +72,7 @@ import Testing
 
     @Test func pluginAnswersEveryInputWithinASecond() throws {
         let count = Int(ProcessInfo.processInfo.environment["QUANTA_MACRO_FUZZ_CASES"] ?? "") ?? 10_000
-        var random = SplitMix(state: UInt64(ProcessInfo.processInfo.environment["QUANTA_MACRO_FUZZ_SEED"] ?? "") ?? 1)
+        var random = SplitMix64(seed: UInt64(ProcessInfo.processInfo.environment["QUANTA_MACRO_FUZZ_SEED"] ?? "") ?? 1)
         let plugin = try PluginProcess()
         let roles = [("GenerableMacro", "member"), ("GenerableMacro", "extension"), ("GuideMacro", "peer"),
                      ("SessionPropertyEntryMacro", "accessor"), ("SessionPropertyEntryMacro", "peer"),

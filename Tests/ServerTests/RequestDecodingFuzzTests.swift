@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import JSON
 import Testing
@@ -30,7 +31,7 @@ import Testing
 
     @Test func mutatedBodiesDecodeOrFailWithA4xx() {
         let cases = ProcessInfo.processInfo.environment["QUANTA_SERVER_FUZZ_CASES"].flatMap(Int.init) ?? 3000
-        var rng = SplitMix(seed: 0x5e12fe)
+        var rng = SplitMix64(seed: 0x5e12fe)
         let fragments = ["null", "true", "1e999", "-0", "\"\"", "[]", "{}", "[[[[", "\"\\ud800\"", "18446744073709551616", "{\"a\":"]
         for i in 0..<cases {
             var bytes = Array((i % 4 == 3 ? Self.completionSeed : Self.seeds[i % 3]).utf8)
@@ -59,15 +60,3 @@ import Testing
     }
 }
 
-/// A small seeded generator (SplitMix64), so a failing case can be replayed by its index.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e3779b97f4a7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58476d1ce4e5b9
-        z = (z ^ (z >> 27)) &* 0x94d049bb133111eb
-        return z ^ (z >> 31)
-    }
-}
