@@ -242,14 +242,20 @@ void ck_prefill_fp8_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
 void ck_prefill_fp8_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                                int nthreads, int64_t min_parallel_macs);
 
-/// One weight format's kernels on one path (as ggml's per-type traits). ck_matmul picks, in order:
-/// `decode` for one activation row, `prefill` for several, `tile` split over N; a float format
-/// with no `tile` runs OpenBLAS sgemm on its fp32 copy.
+/// The reference kernel split over N in whole 16-row groups (matmul_threaded.c): ref's prefill.
+void ck_prefill_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                    int nthreads, int64_t min_parallel_macs);
+/// OpenBLAS sgemm on the fp32 weights (w->f32, or raw for F32), `nthreads` OpenBLAS threads:
+/// F32 and F16 off the reference path.
+void ck_prefill_sgemm(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                      int nthreads, int64_t min_parallel_macs);
+
+/// One weight format's kernels on one path (as ggml's per-type traits). ck_matmul runs `decode`
+/// for one activation row when the weights have an int8 or repacked layout (every integer format;
+/// MXFP8 with its qs), `prefill` otherwise. Both are named on every path.
 typedef struct {
-    ck_matmul_kernel tile;     ///< columns [n0, n1) for every row, any m; NULL: sgemm (float formats)
-    ck_matmul_kernel decode;   ///< m = 1, threads split by streamed bytes; NULL: as m > 1. Float
-                               ///< formats use it only when their repacked qs exists (MXFP8)
-    ck_prefill_kernel prefill; ///< m > 1, one threaded region for several matrices; NULL: tile
+    ck_matmul_kernel decode;   ///< m = 1, columns [n0, n1); the threads split by streamed bytes
+    ck_prefill_kernel prefill; ///< any m, one threaded region for several matrices
 } ck_format_kernels;
 
 struct ck_row_prefetch;
@@ -281,12 +287,13 @@ typedef struct ck_path_kernels {
     ck_attention_rows_kernel attention_prefill;
     /// The split-K decode unit (attention_split_unit.h), by cache format.
     void (*attention_split[CK_KV_FORMAT_COUNT])(const struct ck_range_job *);
-    /// The prefill attention's two FMA phases at this path's width (attention_tiles.h), for head
-    /// dims that are multiples of 16; NULL: the AVX2 ones.
+    /// The prefill attention's two FMA phases at this path's width (attention_tiles.h); the
+    /// 16-lane ones hand head dims that are not multiples of 16 to the 8-lane ones. NULL on ref,
+    /// whose prefill attention is the per-head kernel.
     void (*attention_scores)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
     void (*attention_values)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
     /// The prefill attention's scores over a q8_0 cache in integer arithmetic at this path's
-    /// width (attention_tiles.h); NULL: the fp32 phases over the decoded rows.
+    /// width (attention_tiles.h); NULL (ref, AVX2): the fp32 phases over the decoded rows.
     void (*attention_scores_q8_0)(const int16_t *, const float *, const int16_t *, const float *, float *, int64_t, int64_t,
                                   int64_t, struct ck_row_prefetch *);
     /// Its weighted values over a q8_0 cache in integer arithmetic, with the integer scores.

@@ -183,13 +183,13 @@ T256 INLINE void values8(const float *vc, const float *w, float *o, int64_t cn, 
 
 /// The phases with the supported models' head dims (SmolLM2 64, Gemma 3 256) as constants, so
 /// the tiles' loops and row offsets are fixed (worth 2-10 % of pp512 @ d4096's attention when the
-/// AVX2 unit was measured with and without, outputs unchanged).
-T256 static void scores_avx2(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+/// AVX2 unit was measured with and without, outputs unchanged). The AVX2 kernel table names them.
+T256 void ck_attention_scores_avx2(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
     if (hd == 64) scores8(kc, qt, s, cn, 64, nl, pf);
     else if (hd == 256) scores8(kc, qt, s, cn, 256, nl, pf);
     else scores8(kc, qt, s, cn, hd, nl, pf);
 }
-T256 static void values_avx2(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+T256 void ck_attention_values_avx2(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
     if (hd == 64) values8(vc, w, o, cn, 64, nl, pf);
     else if (hd == 256) values8(vc, w, o, cn, 256, nl, pf);
     else values8(vc, w, o, cn, hd, nl, pf);
@@ -204,8 +204,8 @@ T256 INLINE __m256 hidden(__m256i first, __m256i last, int64_t p) {
 /// The chunk's online softmax on 8-lane vectors (attention_softmax_fn): weights e^(s - running
 /// max), masked ones exactly 0; when a lane's maximum grows, its sum and output so far are scaled
 /// by e^(old - new) first. A lane that has seen no position yet keeps max -inf and sum and output 0.
-T256 static void softmax_avx2(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked, const int32_t *first,
-                              const int32_t *last, float *run_max, float *run_sum) {
+T256 void ck_attention_softmax_avx2(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
+                                     const int32_t *first, const int32_t *last, float *run_max, float *run_sum) {
     float alpha[8];
     for (int64_t v = 0; v < nl / 8; v++) {
         const __m256i fv = _mm256_loadu_si256((const __m256i *)(first + 8 * v));
@@ -341,7 +341,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
     }
 }
 
-/// unit() with the supported models' head dims as constants (see scores_avx2), any other
+/// unit() with the supported models' head dims as constants (see ck_attention_scores_avx2), any other
 /// multiple of 8 read from d.
 #define UNIT_ARGS const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *s, const tile_phases *ph
 T256 static void unit_hd64(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 64); }
@@ -381,10 +381,8 @@ void ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_
     j.row_blocks = (d->rows + j.rows_per_unit - 1) / j.rows_per_unit;
     j.units = j.row_blocks * d->kv_heads * j.subgroups;
     j.unit = d->head_dim == 64 ? unit_hd64 : d->head_dim == 256 ? unit_hd256 : unit_any;
-    j.phases = (tile_phases){scores_avx2, values_avx2, NULL, NULL, softmax_avx2};
-    if (d->head_dim % 16 == 0 && k->attention_scores)
-        j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0, k->attention_values_q8_0,
-                                 k->attention_softmax};
+    j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0, k->attention_values_q8_0,
+                             k->attention_softmax};
     ck_parallel_units(run_unit, &j, j.units, nthreads);
 }
 

@@ -72,9 +72,15 @@ typedef void (*attention_values_q8_0_fn)(const int32_t *vp, const float *vs, con
 typedef void (*attention_softmax_fn)(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
                                      const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
 
-/// 16-lane versions (head_dim a multiple of 16), native and compiled against SIMDe, named by the
-/// AVX-512 paths' kernel tables (attention_scores / attention_values). Every output is the same
-/// sum in the same order as the AVX2 tiles', so the results are identical.
+/// 8-lane versions (attention_tiled.c; head_dim a multiple of 8), named by the AVX2 kernel table.
+void ck_attention_scores_avx2(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_values_avx2(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_softmax_avx2(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
+                               const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
+
+/// 16-lane versions, native and compiled against SIMDe, named by the AVX-512 paths' kernel
+/// tables; a head_dim that is not a multiple of 16 they hand to the 8-lane ones. Every output is
+/// the same sum in the same order as the AVX2 tiles', so the results are identical.
 void ck_attention_scores_avx512(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_avx512(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_scores_avx512_emu(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);

@@ -35,6 +35,7 @@ T512 INLINE void scores_nv(const float *kc, const float *qt, float *s, int64_t c
 }
 
 T512 void ck_attention_scores_avx512(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+    if (hd % 16 != 0) { ck_attention_scores_avx2(kc, qt, s, cn, hd, nl, pf); return; }
     const int64_t nv = (nl + 15) / 16;   // lanes up to 16 * nv: padding queries, never read
     prefetch_spread(pf, cn / 6 + cn % 6);
     if (nv == 3) scores_nv(kc, qt, s, cn, hd, pf, 3);
@@ -115,6 +116,7 @@ T512 INLINE void value_tile(const float *vc, const float *w, float *o, int64_t n
 /// Lanes six at a time, then two at a time (nl is a multiple of 8), each over the dims in
 /// chunks of 64 and then 16.
 T512 void ck_attention_values_avx512(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+    if (hd % 16 != 0) { ck_attention_values_avx2(vc, w, o, cn, hd, nl, pf); return; }
     const int64_t chunks = hd / 64 + hd % 64 / 16;
     prefetch_spread(pf, (nl / 6 + nl % 6 / 2) * chunks);
     int64_t i = 0;
@@ -230,12 +232,13 @@ T512 INLINE __mmask16 hidden16(__m512i first, __m512i last, int64_t p) {
     return _mm512_cmpgt_epi32_mask(first, pv) | _mm512_cmpgt_epi32_mask(pv, last);
 }
 
-/// softmax_avx2 (attention_tiled.c) on 16-lane vectors, lane for lane the same operations (exp16
+/// ck_attention_softmax_avx2 (attention_tiled.c) on 16-lane vectors, lane for lane the same operations (exp16
 /// is ck_exp_avx2's steps), so the same bits: a lane whose max did not grow but shares a vector
 /// with one that did is scaled by e^0 = 1 exactly. Lanes from nl up (a last vector of 8) are
 /// neither read from run_max / run_sum nor written.
 T512 void ck_attention_softmax_avx512(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
                                       const int32_t *first, const int32_t *last, float *run_max, float *run_sum) {
+    if (hd % 16 != 0) { ck_attention_softmax_avx2(s, o, cn, hd, nl, p0, masked, first, last, run_max, run_sum); return; }
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
     for (int64_t v = 0; v < (nl + 15) / 16; v++) {
         const __mmask16 live = nl - 16 * v >= 16 ? 0xFFFF : (__mmask16)((1u << (nl - 16 * v)) - 1);

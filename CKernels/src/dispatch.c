@@ -1,7 +1,7 @@
 // The threaded matmul / activation-quantization / repack drivers, running the kernels the active
-// path's table (kernel_table.c) names. Work is split over N in whole groups of 16 rows,
-// statically, one contiguous range per thread, unless the path has its own prefill region.
-#include <cblas.h>
+// path's table (kernel_table.c) names. One activation row over an int8 or repacked layout runs the
+// format's decode kernel, the threads splitting the 16-row groups by streamed bytes; everything
+// else runs the format's threaded prefill region.
 #include "ck_matmul.h"
 
 /// The table of an explicit path (lowered to what the CPU runs) or, for path < 0, the active one.
@@ -18,30 +18,18 @@ static const ck_path_kernels *table_for(int path) {
 #define CK_MIN_PARALLEL_BYTES (32 * 1024)
 
 typedef struct {
-    const ck_matmul_desc *d;
-    const ck_weights *w;
     const ck_act *a;
-    float *y;
-    ck_matmul_kernel kernel;
     ck_quantize_kernel quantize;
-} job;
-
-static void matmul_part(void *ctx, int t, int nt) {
-    const job *j = ctx;
-    const int64_t groups = (j->d->n + CK_R - 1) / CK_R;
-    const int64_t g0 = groups * t / nt, g1 = groups * (t + 1) / nt;
-    if (g0 < g1) j->kernel(j->d, j->w, j->a, j->y, g0 * CK_R, g1 * CK_R < j->d->n ? g1 * CK_R : j->d->n);
-}
+} quantize_job;
 
 static void quantize_part(void *ctx, int t, int nt) {
-    const job *j = ctx;
+    const quantize_job *j = ctx;
     const int64_t m0 = j->a->m * t / nt, m1 = j->a->m * (t + 1) / nt;
     if (m0 < m1) j->quantize(j->a, m0, m1);
 }
 
 void ck_quantize_act(const ck_act *a, int threads, int path) {
-    job j = {0};
-    j.a = a;
+    quantize_job j = {a, NULL};
     j.quantize = table_for(path)->quantize[a->format >= 0 && a->format < CK_ACT_COUNT ? a->format : CK_ACT_Q8_32];
     if (!j.quantize) return;   // CK_ACT_F32: nothing to quantize
     // Small inputs (decode) are cheaper on one thread than a fork/join.
@@ -50,40 +38,17 @@ void ck_quantize_act(const ck_act *a, int threads, int path) {
     ck_parallel(quantize_part, &j, threads < 1 ? 1 : threads);
 }
 
-/// Float formats off the reference path: one OpenBLAS sgemm on the fp32 weights.
-static void sgemm_path(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads) {
-    openblas_set_num_threads(threads);
-    const float *wf = w->f32 ? w->f32 : (const float *)w->raw;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)d->m, (blasint)d->n, (blasint)d->k, 1.0f,
-                a->x, (blasint)d->k, wf, (blasint)d->k, d->accumulate ? 1.0f : 0.0f, y, (blasint)d->n);
-}
-
-/// Whether `k` runs `w` at one activation row (float formats only with their decode repack).
-static int has_decode(const ck_format_kernels *k, const ck_weights *w) {
-    return k->decode && (ck_weight_format_info(w->format).int8_path || w->qs);
+/// Whether `w` has the layout a decode kernel streams: every integer format; float formats only
+/// with their decode repack (MXFP8's qs).
+static int has_decode(const ck_weights *w) {
+    return ck_weight_format_info(w->format).int8_path || w->qs;
 }
 
 void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path) {
     const ck_path_kernels *t = table_for(path);
-    const ck_format_kernels *k = &t->format[w->format];
-    if (d->m == 1 && has_decode(k, w)) {   // decode: split by streamed bytes
-        float *const ys[1] = {y};
-        ck_matmul_multi(d, w, a, ys, 1, threads, t->path);
-        return;
-    }
-    if (d->m > 1 && k->prefill) {   // prefill: the path's own threaded region
-        float *const ys[1] = {y};
-        k->prefill(d, w, a, ys, 1, threads, CK_MIN_PARALLEL_MACS);
-        return;
-    }
-    if (!k->tile) { sgemm_path(d, w, a, y, threads < 1 ? 1 : threads); return; }
-    job j = {d, w, a, y, k->tile, NULL};
-    const int64_t groups = (d->n + CK_R - 1) / CK_R;
-    if (threads > groups) threads = (int)groups;
-    // A fork/join costs microseconds (more when the machine is busy); below ~0.25 M MACs
-    // (e.g. decode with 576 x 576) one thread finishes first.
-    if (d->m * d->n * d->k < CK_MIN_PARALLEL_MACS) threads = 1;
-    ck_parallel(matmul_part, &j, threads < 1 ? 1 : threads);
+    float *const ys[1] = {y};
+    if (d->m == 1 && has_decode(w)) ck_matmul_multi(d, w, a, ys, 1, threads, t->path);   // split by streamed bytes
+    else t->format[w->format].prefill(d, w, a, ys, 1, threads, CK_MIN_PARALLEL_MACS);
 }
 
 // MARK: - Several weights on one input
@@ -128,7 +93,7 @@ void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     for (int i = 0; i < count && same; i++) {
         const ck_format_kernels *k = &t->format[w[i].format];
         same = d[i].m == d[0].m && d[i].k == d[0].k &&
-               (d[0].m > 1 ? k->prefill && k->prefill == t->format[w[0].format].prefill : has_decode(k, &w[i]));
+               (d[0].m > 1 ? k->prefill == t->format[w[0].format].prefill : has_decode(&w[i]));
     }
     if (!same) {   // one matmul after another
         for (int i = 0; i < count; i++) ck_matmul(&d[i], &w[i], a, y[i], threads, t->path);

@@ -72,12 +72,13 @@ ck_kernel_path ck_kernel_path_set(int path) {
 // MARK: - Tables
 
 /// Every format on the reference kernel.
-#define REF_ALL ((ck_format_kernels){ck_matmul_ref, NULL, NULL})
-/// Float formats off the reference path: F32 and F16 on sgemm, MXFP8 on the path's own kernel
-/// (`KERNEL` for any rows, `PREFILL` its threaded driver).
-#define SGEMM {NULL, NULL, NULL}
+#define REF_ALL ((ck_format_kernels){ck_matmul_ref, ck_prefill_ref})
+/// Float formats off the reference path: F32 and F16 on sgemm (they have no repacked layout, so
+/// ck_matmul never takes their decode slot, which names the reference kernel), MXFP8 on the
+/// path's own kernel (`KERNEL` for one row, `PREFILL` its threaded driver).
+#define SGEMM {ck_matmul_ref, ck_prefill_sgemm}
 #define FLOATS(KERNEL, PREFILL) [CK_WF_F32] = SGEMM, [CK_WF_F16] = SGEMM, \
-    [CK_WF_MXFP8_E4M3] = {KERNEL, KERNEL, PREFILL}, [CK_WF_MXFP8_E5M2] = {KERNEL, KERNEL, PREFILL}
+    [CK_WF_MXFP8_E4M3] = {KERNEL, PREFILL}, [CK_WF_MXFP8_E5M2] = {KERNEL, PREFILL}
 #define FP8_AVX2 FLOATS(ck_matmul_fp8_avx2, ck_prefill_fp8_avx2)
 #define FP8_AVX512 FLOATS(ck_matmul_fp8_avx512, ck_prefill_fp8_avx512)
 #define FP8_AVX512_EMU FLOATS(ck_matmul_fp8_avx512_emu, ck_prefill_fp8_avx512_emu)
@@ -85,15 +86,15 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define INTS(E) [CK_WF_Q4_0] = E, [CK_WF_Q4_1] = E, [CK_WF_Q8_0] = E, [CK_WF_Q4_K] = E, \
                 [CK_WF_Q6_K] = E, [CK_WF_MXINT8] = E, [CK_WF_MXFP4] = E, [CK_WF_Q5_0] = E
 /// The AVX-512 paths' integer formats.
-#define AVX512_INTS(TILE, DECODE, PREFILL) INTS(((ck_format_kernels){TILE, DECODE, PREFILL}))
+#define AVX512_INTS(DECODE, PREFILL) INTS(((ck_format_kernels){DECODE, PREFILL}))
 /// Q6_K on the AMX paths stays on the VNNI tile: its two half-block scales need two K = 16 tile
 /// products per block and twice the epilogue, and AMX measured 0.7x the VNNI tile (a Xeon with
 /// AMX-INT8, gemma3 ffn_down 640 x 2048, m = 512).
-#define AMX_INTS(TILE, VNNI, PREFILL, VNNI_PREFILL)                                                     \
-    [CK_WF_Q4_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q4_1] = {TILE, VNNI, PREFILL},                         \
-    [CK_WF_Q8_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q4_K] = {TILE, VNNI, PREFILL},                         \
-    [CK_WF_MXINT8] = {TILE, VNNI, PREFILL}, [CK_WF_MXFP4] = {TILE, VNNI, PREFILL},                      \
-    [CK_WF_Q5_0] = {TILE, VNNI, PREFILL}, [CK_WF_Q6_K] = {VNNI, VNNI, VNNI_PREFILL}
+#define AMX_INTS(VNNI, PREFILL, VNNI_PREFILL)                                                 \
+    [CK_WF_Q4_0] = {VNNI, PREFILL}, [CK_WF_Q4_1] = {VNNI, PREFILL},                         \
+    [CK_WF_Q8_0] = {VNNI, PREFILL}, [CK_WF_Q4_K] = {VNNI, PREFILL},                         \
+    [CK_WF_MXINT8] = {VNNI, PREFILL}, [CK_WF_MXFP4] = {VNNI, PREFILL},                      \
+    [CK_WF_Q5_0] = {VNNI, PREFILL}, [CK_WF_Q6_K] = {VNNI, VNNI_PREFILL}
 /// The AVX2 quantizers for llama.cpp's schemes, `Q8_32` for ours (MX formats).
 #define QUANT(Q8_32) {[CK_ACT_Q8_32] = Q8_32, [CK_ACT_Q8_0] = ck_quantize_act_avx2, \
                       [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}
@@ -114,6 +115,9 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ROWS_AVX512 SIMD_ROWS(ck_attention_split_f16_avx512, ck_attention_split_q8_0_avx512)
 #define ROWS_AVX512_EMU SIMD_ROWS(ck_attention_split_f16_avx512_emu, ck_attention_split_q8_0_avx512_emu)
 
+/// The 8-lane prefill attention phases; no integer ones over a q8_0 cache (it decodes to fp32).
+#define ATTENTION_AVX2 .attention_scores = ck_attention_scores_avx2, .attention_values = ck_attention_values_avx2, \
+                       .attention_softmax = ck_attention_softmax_avx2
 /// The 16-lane prefill attention: its phases, q8_0 integer phases and softmax.
 #define ATTENTION_AVX512 .attention_scores = ck_attention_scores_avx512, .attention_values = ck_attention_values_avx512, \
                          .attention_scores_q8_0 = ck_attention_scores_q8_0_avx512, \
@@ -137,20 +141,20 @@ static const ck_path_kernels tables[CK_PATH_COUNT] = {
                      .attention_prefill = ck_attention_heads,
                      .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}},
     [CK_PATH_AVX2] = {CK_PATH_AVX2, "avx2",
-                      {INTS(((ck_format_kernels){ck_matmul_avx2, ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FP8_AVX2},
-                      QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX2},
+                      {INTS(((ck_format_kernels){ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FP8_AVX2},
+                      QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX2, ATTENTION_AVX2},
     [CK_PATH_AVX512] = {CK_PATH_AVX512, "avx512",
-                        {AVX512_INTS(ck_matmul_avx512, ck_matmul_avx512, ck_prefill_avx512), FP8_AVX512},
+                        {AVX512_INTS(ck_matmul_avx512, ck_prefill_avx512), FP8_AVX512},
                         QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512, ATTENTION_AVX512},
     [CK_PATH_AMX] = {CK_PATH_AMX, "amx",
-                     {AMX_INTS(ck_matmul_amx, ck_matmul_avx512, ck_prefill_amx, ck_prefill_avx512), FP8_AVX512},
+                     {AMX_INTS(ck_matmul_avx512, ck_prefill_amx, ck_prefill_avx512), FP8_AVX512},
                      QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512, ATTENTION_AVX512},
     [CK_PATH_AVX512_EMU] = {CK_PATH_AVX512_EMU, "avx512-emu",
-                            {AVX512_INTS(ck_matmul_avx512_emu, ck_matmul_avx512_emu, ck_prefill_avx512_emu), FP8_AVX512_EMU},
+                            {AVX512_INTS(ck_matmul_avx512_emu, ck_prefill_avx512_emu), FP8_AVX512_EMU},
                             QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512_EMU,
                             ATTENTION_AVX512_EMU},
     [CK_PATH_AMX_EMU] = {CK_PATH_AMX_EMU, "amx-emu",
-                         {AMX_INTS(ck_matmul_amx_emu, ck_matmul_avx512_emu, ck_prefill_amx_emu, ck_prefill_avx512_emu),
+                         {AMX_INTS(ck_matmul_avx512_emu, ck_prefill_amx_emu, ck_prefill_avx512_emu),
                           FP8_AVX512_EMU},
                          QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512_EMU,
                          ATTENTION_AVX512_EMU},

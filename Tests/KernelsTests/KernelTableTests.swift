@@ -37,6 +37,24 @@ import Foundation
         }
     }
 
+    /// Every path names a decode kernel and a threaded prefill region for every weight format
+    /// (ref: its tile kernel and the generic driver over it; F32 / F16 off ref: sgemm), and the
+    /// SIMD paths name their prefill attention's phases: the drivers never test a slot.
+    @Test func matmulAndPrefillPhaseSlotsAreFilledOnEveryPath() {
+        for path in KernelPath.allCases {
+            let t = ck_kernels(ck_kernel_path(rawValue: UInt32(path.rawValue)))!.pointee
+            let formats = Mirror(reflecting: t.format).children.map { $0.value as! ck_format_kernels }
+            #expect(formats.count == Int(CK_WF_COUNT.rawValue))
+            for (f, k) in formats.enumerated() {
+                #expect(k.decode != nil, "\(path): format \(f) has no decode kernel")
+                #expect(k.prefill != nil, "\(path): format \(f) has no prefill region")
+            }
+            guard path != .ref else { continue }
+            let phases: [Any?] = [t.attention_scores, t.attention_values, t.attention_softmax]
+            for (i, slot) in phases.enumerated() { #expect(slot != nil, "\(path): prefill phase \(i) is empty") }
+        }
+    }
+
     /// The best path is the fastest supported native one; AMX needs AVX-512 VNNI (its decode and
     /// fallback) and the kernel's tile permission. (Forcing a path is process-wide, so this suite
     /// does not, to leave the tests running beside it alone.)
