@@ -64,9 +64,9 @@ enum ChatRun {
                     case let .response(_, .updateUsage(input, output, _)), let .reasoning(_, .updateUsage(input, output, _)),
                          let .toolCalls(_, .updateUsage(input, output, _)):
                         answer.promptTokens = input.totalTokenCount
-                        answer.cachedTokens = input.cachedTokenCount ?? 0
+                        answer.cachedTokens = input.cachedTokenCount
                         answer.completionTokens = max(answer.completionTokens, output.totalTokenCount)
-                        answer.reasoningTokens = max(answer.reasoningTokens, output.reasoningTokenCount ?? 0)
+                        answer.reasoningTokens = max(answer.reasoningTokens, output.reasoningTokenCount)
                         if !announced { announced = true; await sink?.started() }
                     case let .response(_, .appendText(text, _, n)):
                         answer.completionTokens += n

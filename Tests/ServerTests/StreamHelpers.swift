@@ -7,7 +7,9 @@ import Glibc
 /// Starts curl streaming `body` in the background; its output grows in the returned file.
 func startStream(_ url: String, body: String) throws -> (Process, URL) {
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("quanta-sse-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: output.path, contents: nil)
+    guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output.path])
+    }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = ["curl", "-s", "-N", "--max-time", "120", "-H", "Content-Type: application/json", "--data-binary", body, url]
