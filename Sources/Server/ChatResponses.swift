@@ -84,19 +84,33 @@ enum ChatResponses {
     }
 }
 
-/// Writes a chat completion's chunks as server-sent events into a stream body.
-final class ChatEventWriter: ChatAnswerSink {
+/// Writes a chat completion's chunks as server-sent events into a stream body. Until the answer
+/// starts it writes a `: waiting` comment every `heartbeatSeconds`: a suspended connection's
+/// disconnect goes unseen, so a client that left while its request queued or prefilled is
+/// noticed by the next write.
+final class ChatEventWriter: ChatStreamWriter {
     let body: EventStreamBody
     let identity: ResponseIdentity
+    /// `stream_options.include_usage`: a usage chunk before `[DONE]`.
+    let includeUsage: Bool
+    private let heartbeat: Task<Void, Never>
 
-    init(body: EventStreamBody, identity: ResponseIdentity) {
+    init(body: EventStreamBody, identity: ResponseIdentity, includeUsage: Bool, heartbeatSeconds: Double) {
         self.body = body
         self.identity = identity
+        self.includeUsage = includeUsage
+        heartbeat = Task {
+            while !Task.isCancelled {
+                body.write(": waiting\n\n")
+                try? await Task.sleep(for: .seconds(heartbeatSeconds))
+            }
+        }
     }
 
     func event(_ value: JSONValue) { body.write("data: " + value.jsonText + "\n\n") }
 
     func started() async {
+        heartbeat.cancel()
         event(ChatResponses.chunk(identity, delta: [("role", .string("assistant")), ("content", .string(""))]))
     }
     func content(_ text: String, logprobs: [LocalLanguageModel.TokenLogprob]) async {
@@ -105,7 +119,8 @@ final class ChatEventWriter: ChatAnswerSink {
     func reasoning(_ text: String) async { event(ChatResponses.chunk(identity, delta: [("reasoning_content", .string(text))])) }
 
     /// The tool calls, the finish reason, usage if asked for, then `[DONE]`.
-    func finish(_ a: ChatAnswer, includeUsage: Bool) {
+    func finish(_ a: ChatAnswer, seconds: Double) {
+        heartbeat.cancel()
         if !a.toolCalls.isEmpty { event(ChatResponses.chunk(identity, delta: [("tool_calls", ChatResponses.toolCalls(a, indexed: true))])) }
         event(ChatResponses.chunk(identity, delta: [], finishReason: a.finishReason))
         if includeUsage { event(ChatResponses.usageChunk(a, identity)) }
@@ -114,8 +129,14 @@ final class ChatEventWriter: ChatAnswerSink {
 
     /// An error after the stream began: the error object as an event, then `[DONE]`.
     func fail(_ error: APIError) {
+        heartbeat.cancel()
         event(error.json)
         done()
+    }
+
+    func end() {
+        heartbeat.cancel()
+        body.finish()
     }
 
     private func done() {

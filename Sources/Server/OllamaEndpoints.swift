@@ -9,7 +9,7 @@ import LocalModels
 
 /// Writes an Ollama answer as newline-delimited JSON: one line per piece of text, then the last
 /// line with `done: true`, the stop reason and the counts.
-final class OllamaLineWriter: ChatAnswerSink {
+final class OllamaLineWriter: ChatStreamWriter {
     let body: EventStreamBody
     let model: String
     /// `message` (`/api/chat`) or `response` (`/api/generate`).
@@ -38,6 +38,8 @@ final class OllamaLineWriter: ChatAnswerSink {
         line(.object([("error", .string(error.message))]))
         body.finish()
     }
+
+    func end() { body.finish() }
 }
 
 enum OllamaResponses {
@@ -91,44 +93,11 @@ extension OpenAIServer {
         } catch {
             return answer(ollamaError(error))
         }
-        admitted(request, answer) { [self] in
-            var slot: SlotPool.Slot?
-            defer { if let slot { pool.release(slot) } else { pool.withdraw() } }
-            if let count = try? await model.tokenCount(for: chat.transcript), count >= model.contextSize {
-                return answer(ollamaError(APIError(status: 400, "the prompt is \(count) tokens; the context window is \(model.contextSize)")))
-            }
-            var writer: OllamaLineWriter?
-            if chat.stream {
-                let body = EventStreamBody(contentType: "application/x-ndjson")
-                writer = OllamaLineWriter(body: body, model: settings.modelID, generate: generate)
-                answer(.stream(body))
-            }
-            slot = await pool.acquire()
-            guard let slot, !Task.isCancelled else {
-                metrics.cancelled()
-                writer?.body.finish()
-                return
-            }
-            let started = ContinuousClock.now
-            do {
-                let result = try await ChatRun.run(chat, model: model, executor: slot.executor, sink: writer)
-                slot.cachedTokens.store(result.promptTokens + result.completionTokens, ordering: .relaxed)
-                let seconds = started.secondsUntilNow
-                metrics.generation(prompt: result.promptTokens, completion: result.completionTokens, seconds: seconds)
-                if result.finishReason == "cancelled" {
-                    metrics.cancelled()
-                    writer?.body.finish()
-                } else if let writer {
-                    writer.finish(result, seconds: seconds)
-                } else {
-                    answer(json(200, OllamaResponses.final(model: settings.modelID, answer: result, generate: generate,
-                                                           content: result.content, seconds: seconds)))
-                }
-            } catch {
-                if error is CancellationError { writer?.body.finish(); return }
-                let failure = Self.apiError(error)
-                if let writer { writer.fail(failure) } else { answer(ollamaError(failure)) }
-            }
-        }
+        let modelID = settings.modelID
+        runChat(chat, request, answer, reply: { [self] in ollamaError($0) },
+                openStream: { OllamaLineWriter(body: EventStreamBody(contentType: "application/x-ndjson"), model: modelID, generate: generate) },
+                whole: { [self] result, seconds in
+                    json(200, OllamaResponses.final(model: modelID, answer: result, generate: generate, content: result.content, seconds: seconds))
+                })
     }
 }

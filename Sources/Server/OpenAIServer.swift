@@ -144,70 +144,15 @@ public final class OpenAIServer: HTTPHandler {
         } catch {
             return answer(error.reply)
         }
-        admitted(request, answer) { [self] in
-            var slot: SlotPool.Slot?
-            defer { if let slot { pool.release(slot) } else { pool.withdraw() } }
-            // A prompt that cannot fit is a 400 before any stream starts.
-            if let count = try? await model.tokenCount(for: chat.transcript), count >= model.contextSize {
-                return answer(APIError(status: 400, "the prompt is \(count) tokens; the context window is \(model.contextSize)",
-                                       param: "messages", code: "context_length_exceeded").reply)
-            }
-            let identity = ResponseIdentity(prefix: "chatcmpl-", model: settings.modelID)
-            var writer: ChatEventWriter?
-            var heartbeat: Task<Void, Never>?
-            if chat.stream {
-                let body = EventStreamBody()
-                writer = ChatEventWriter(body: body, identity: identity)
-                answer(.stream(body))
-                let seconds = heartbeatSeconds
-                heartbeat = Task {
-                    while !Task.isCancelled {
-                        body.write(": waiting\n\n")
-                        try? await Task.sleep(for: .seconds(seconds))
-                    }
-                }
-            }
-            defer { heartbeat?.cancel() }
-            slot = await pool.acquire()
-            guard let slot, !Task.isCancelled else {
-                metrics.cancelled()
-                writer?.body.finish()
-                return
-            }
-            let started = ContinuousClock.now
-            do {
-                let result = try await ChatRun.run(chat, model: model, executor: slot.executor,
-                                                   sink: writer.map { HeartbeatStopper(inner: $0, heartbeat: heartbeat) })
-                heartbeat?.cancel()
-                slot.cachedTokens.store(result.promptTokens + result.completionTokens, ordering: .relaxed)
-                metrics.generation(prompt: result.promptTokens, completion: result.completionTokens, seconds: started.secondsUntilNow)
-                if result.finishReason == "cancelled" {
-                    metrics.cancelled()
-                    writer?.body.finish()
-                } else if let writer { writer.finish(result, includeUsage: chat.includeUsage) }
-                else { answer(json(200, ChatResponses.completion(result, identity))) }
-            } catch {
-                heartbeat?.cancel()
-                if error is CancellationError { writer?.body.finish(); return }
-                let failure = Self.apiError(error)
-                if let writer { writer.fail(failure) } else { answer(failure.reply) }
-            }
-        }
+        let identity = ResponseIdentity(prefix: "chatcmpl-", model: settings.modelID)
+        let heartbeatSeconds = heartbeatSeconds
+        runChat(chat, request, answer, reply: { $0.reply },
+                openStream: {
+                    ChatEventWriter(body: EventStreamBody(), identity: identity, includeUsage: chat.includeUsage,
+                                    heartbeatSeconds: heartbeatSeconds)
+                },
+                whole: { [self] result, _ in json(200, ChatResponses.completion(result, identity)) })
     }
-}
-
-/// Stops the waiting comments once the answer starts.
-private struct HeartbeatStopper: ChatAnswerSink {
-    let inner: ChatEventWriter
-    let heartbeat: Task<Void, Never>?
-    func started() async {
-        heartbeat?.cancel()
-        await inner.started()
-    }
-    func content(_ text: String, logprobs: [LocalLanguageModel.TokenLogprob]) async {
-        await inner.content(text, logprobs: logprobs)
-    }
-    func reasoning(_ text: String) async { await inner.reasoning(text) }
 }
 
 extension ContinuousClock.Instant {
