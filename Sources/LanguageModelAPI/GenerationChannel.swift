@@ -22,9 +22,10 @@ public final class LanguageModelExecutorGenerationChannel: AsyncSequence, Sendab
         continuation.yield(event)
     }
 
-    /// Ends the sequence: the session calls this when the executor returns or throws, and so
-    /// does any other caller that drives an executor itself.
-    public func finish() { continuation.finish() }
+    /// Ends the sequence: the session calls this when the executor returns or throws, and so does
+    /// the package's server, which drives an executor itself. Package access: Apple's channel has
+    /// no `finish()`, so it is not part of the public surface.
+    package func finish() { continuation.finish() }
 
     /// Iterates the events in the order they were sent (one reader).
     public func makeAsyncIterator() -> AsyncStream<Event>.Iterator { stream.makeAsyncIterator() }
