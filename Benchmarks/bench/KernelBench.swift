@@ -168,7 +168,7 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
         var x = [Float](repeating: 0, count: maxM * shape.k)
         for i in 0..<x.count { x[i] = Float((i * 7919) % 2001) / 1000 - 1 }
         var y = [Float](repeating: 0, count: maxM * shape.n)
-        let scratch = MatmulScratch(maxRows: maxM, maxK: shape.k)
+        let context = ExecutionContext(maxRows: maxM, maxK: shape.k)
         var sgemmSecs: [String: Double] = [:]
         for format in formats {
             let w = benchWeights(format, n: shape.n, k: shape.k)
@@ -206,7 +206,9 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
                         if path == .ref && (m > 1 || shape.n * shape.k > 2048 * 640) { continue }   // the reference is the spec, not a contender
                         let secs = x.withUnsafeBufferPointer { xp in
                             y.withUnsafeMutableBufferPointer { yp in
-                                timeIt { turn += 1; matmul(ws[m == 1 ? turn % copies : 0], x: xp.baseAddress!, m: m, y: yp.baseAddress!, scratch: scratch, threads: t, path: path) }
+                                context.threads = t
+                                context.path = path
+                                return timeIt { turn += 1; matmul(ws[m == 1 ? turn % copies : 0], x: xp.baseAddress!, m: m, y: yp.baseAddress!, context: context) }
                             }
                         }
                         let ops = 2.0 * Double(m) * Double(shape.n) * Double(shape.k)

@@ -284,7 +284,7 @@ func benchTokens(_ n: Int, vocabulary: Int) -> [Int32] {
 /// (filled untimed), so a test can run "at depth".
 func stateAtDepth(_ model: any CausalLanguageModel, depth: Int, tokens: Int, threads: Int, kv: KVCacheFormat) -> ForwardState {
     let state = model.makeState(contextSize: depth + tokens, maxBatch: 512, kvFormat: kv)
-    state.threads = threads
+    state.context.threads = threads
     if depth > 0 {
         _ = model.forward(benchTokens(depth, vocabulary: model.hyperparameters.vocabulary), state: state, logitRows: 0..<0)
     }

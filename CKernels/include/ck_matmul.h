@@ -306,6 +306,9 @@ typedef struct ck_path_kernels {
 
 /// The kernel table of path p (p must be a valid ck_kernel_path).
 const ck_path_kernels *ck_kernels(ck_kernel_path p);
+/// The table a caller's `path` argument names: the active path's for path < 0, else that path's
+/// lowered to the best supported one when this CPU cannot run it.
+const ck_path_kernels *ck_kernels_for_path(int path);
 
 /// Runs fn(ctx, t, nthreads) on `nthreads` threads of libomp's pool (t = 0..nthreads-1). No
 /// allocation or thread creation after libomp's first parallel region (per calling thread).

@@ -57,11 +57,12 @@ void ck_scale(float *x, float s, int64_t n);
 // Row-parallel forms of the ops above for rows [0, rows) of row-major [rows][cols] matrices:
 // blocks of 16 rows taken by `nthreads` threads of ck_parallel, each row through the single-row op
 // unchanged, so results equal a loop over the rows. Batches under ~16 K elements (decode's one
-// row) run on the calling thread without a parallel region.
+// row) run on the calling thread without a parallel region. Where an op has a per-path kernel it
+// takes `path`: a ck_kernel_path, or -1 for the active one.
 
 /// ck_rms_norm of every `width`-long vector of each row (cols a multiple of width); y may be x.
 void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, const float *w, int64_t width, float eps,
-                      int nthreads);
+                      int nthreads, int path);
 /// ck_rope_angles of each row's position into angles[r] = [cos (n_rot / 2) | sin (n_rot / 2)]
 /// (rows 2 * (n_rot / 2) floats apart).
 void ck_rope_angles_rows(float *angles, int64_t rows, const int64_t *positions, int64_t n_rot, float base, int nthreads);
@@ -71,8 +72,8 @@ void ck_rope_angles_rows(float *angles, int64_t rows, const int64_t *positions, 
 void ck_rope_rows_angles(float *x, int64_t rows, const float *angles, int64_t heads, int64_t head_dim, int64_t n_rot,
                          int neox, int nthreads);
 /// ck_swiglu / ck_geglu of each row of gate with the same row of up.
-void ck_swiglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads);
-void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads);
+void ck_swiglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads, int path);
+void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads, int path);
 /// ck_add (y += x) / ck_scale (x *= s) of each row.
 void ck_add_rows(float *y, const float *x, int64_t rows, int64_t cols, int nthreads);
 void ck_scale_rows(float *x, float s, int64_t rows, int64_t cols, int nthreads);
@@ -112,9 +113,11 @@ void ck_kv_store_mxfp8_e4m3(const float *x, void *row, int64_t n);
 void ck_kv_load_row(ck_kv_format format, const void *row, float *y, int64_t n);
 
 /// ck_kv_store_row of row r of k ([rows][n]) and of v into k_cache / v_cache at byte offset
-/// positions[r] * row_bytes, for every row (row-parallel like the *_rows ops above).
+/// positions[r] * row_bytes, for every row (row-parallel like the *_rows ops above), with the
+/// encoder of `path` (a ck_kernel_path, or -1 for the active one).
 void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64_t rows, int64_t n,
-                      const int64_t *positions, uint8_t *k_cache, uint8_t *v_cache, int64_t row_bytes, int nthreads);
+                      const int64_t *positions, uint8_t *k_cache, uint8_t *v_cache, int64_t row_bytes, int nthreads,
+                      int path);
 
 /// Causal (optionally sliding-window) grouped-query attention of a batch of query rows against
 /// one layer's KV cache.

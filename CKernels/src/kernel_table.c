@@ -163,3 +163,8 @@ static const ck_path_kernels tables[CK_PATH_COUNT] = {
 const ck_path_kernels *ck_kernels(ck_kernel_path p) {
     return &tables[p >= 0 && p < CK_PATH_COUNT ? p : CK_PATH_REF];
 }
+
+const ck_path_kernels *ck_kernels_for_path(int path) {
+    if (path < 0) return ck_kernels(ck_kernel_path_get());
+    return ck_kernels(ck_kernel_path_supported(path) ? (ck_kernel_path)path : ck_best_kernel_path());
+}

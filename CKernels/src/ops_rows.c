@@ -71,54 +71,56 @@ static void rows_unit(void *ctx, int64_t u, int t) {
     run_rows(j, r0, r0 + CK_ROWS_BLOCK < j->rows ? r0 + CK_ROWS_BLOCK : j->rows);
 }
 
-static void run(rows_job *j, int nthreads) {
-    j->k = ck_kernels(ck_kernel_path_get());
+/// Runs the job with the kernels of `path` (a ck_kernel_path; < 0: the active one).
+static void run(rows_job *j, int nthreads, int path) {
+    j->k = ck_kernels_for_path(path);
     if (nthreads <= 1 || j->rows * j->cols < CK_ROWS_MIN_PARALLEL) { run_rows(j, 0, j->rows); return; }
     ck_parallel_units(rows_unit, (void *)j, (j->rows + CK_ROWS_BLOCK - 1) / CK_ROWS_BLOCK, nthreads);
 }
 
 void ck_rms_norm_rows(const float *x, float *y, int64_t rows, int64_t cols, const float *w, int64_t width, float eps,
-                      int nthreads) {
+                      int nthreads, int path) {
     rows_job j = {.kind = OP_RMS_NORM, .y = y, .x = x, .w = w, .rows = rows, .cols = cols, .width = width, .eps = eps};
-    run(&j, nthreads);
+    run(&j, nthreads, path);
 }
 
 void ck_rope_angles_rows(float *angles, int64_t rows, const int64_t *positions, int64_t n_rot, float base, int nthreads) {
     rows_job j = {.kind = OP_ROPE_ANGLES, .y = angles, .pos = positions, .rows = rows, .cols = n_rot / 2 * 2,
                         .n_rot = n_rot, .base = base};
-    run(&j, nthreads);
+    run(&j, nthreads, -1);
 }
 
 void ck_rope_rows_angles(float *x, int64_t rows, const float *angles, int64_t heads, int64_t head_dim, int64_t n_rot,
                          int neox, int nthreads) {
     rows_job j = {.kind = OP_ROPE_APPLY, .y = x, .w = angles, .rows = rows, .cols = heads * head_dim,
                         .heads = heads, .head_dim = head_dim, .n_rot = n_rot, .neox = neox};
-    run(&j, nthreads);
+    run(&j, nthreads, -1);
 }
 
-void ck_swiglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads) {
+void ck_swiglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads, int path) {
     rows_job j = {.kind = OP_SWIGLU, .y = gate, .x = up, .rows = rows, .cols = cols};
-    run(&j, nthreads);
+    run(&j, nthreads, path);
 }
 
-void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads) {
+void ck_geglu_rows(float *gate, const float *up, int64_t rows, int64_t cols, int nthreads, int path) {
     rows_job j = {.kind = OP_GEGLU, .y = gate, .x = up, .rows = rows, .cols = cols};
-    run(&j, nthreads);
+    run(&j, nthreads, path);
 }
 
 void ck_add_rows(float *y, const float *x, int64_t rows, int64_t cols, int nthreads) {
     rows_job j = {.kind = OP_ADD, .y = y, .x = x, .rows = rows, .cols = cols};
-    run(&j, nthreads);
+    run(&j, nthreads, -1);
 }
 
 void ck_scale_rows(float *x, float s, int64_t rows, int64_t cols, int nthreads) {
     rows_job j = {.kind = OP_SCALE, .y = x, .rows = rows, .cols = cols, .s = s};
-    run(&j, nthreads);
+    run(&j, nthreads, -1);
 }
 
 void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64_t rows, int64_t n,
-                      const int64_t *positions, uint8_t *k_cache, uint8_t *v_cache, int64_t row_bytes, int nthreads) {
+                      const int64_t *positions, uint8_t *k_cache, uint8_t *v_cache, int64_t row_bytes, int nthreads,
+                      int path) {
     rows_job j = {.kind = OP_KV_STORE, .x = k, .v = v, .pos = positions, .rows = rows, .cols = n,
                         .kdst = k_cache, .vdst = v_cache, .row_bytes = row_bytes, .format = format};
-    run(&j, nthreads);
+    run(&j, nthreads, path);
 }

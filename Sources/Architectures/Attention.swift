@@ -43,17 +43,16 @@ struct AttentionBlock {
         let rope = self.rope.forContext(s.cache.capacity)
         c.rope(a.q, heads: hp.heads, headDim: hp.headDim, rope)
         c.rope(a.k, heads: hp.kvHeads, headDim: hp.headDim, rope)
-        s.cache.store(layer: layer, keys: a.k, values: a.v, rows: c.rows, positions: c.positions, threads: c.threads)
+        c.storeKV(layer: layer, keys: a.k, values: a.v)
         c.scale(a.q, by: queryScale)
         if let t = temperature {
             s.rowFactors.removeAll(keepingCapacity: true)
             for p in c.positions.prefix(c.rows) {
                 s.rowFactors.append(1 + t.scale * logf(floorf((Float(p) + t.offset) / Float(t.floor)) + 1))
             }
-            Ops.scaleRows(a.q, rows: c.rows, by: s.rowFactors)
+            c.scaleRows(a.q, by: s.rowFactors)
         }
-        s.cache.attention(layer: layer, queries: a.q, rows: c.rows, positions: c.positions, heads: hp.heads,
-                          headDim: hp.headDim, window: window, into: a.attended, scratch: &s.scores, threads: c.threads)
+        c.attention(layer: layer, queries: a.q, heads: hp.heads, headDim: hp.headDim, window: window, into: a.attended)
         c.linear(a.attended, output, into: a.projected)
         if let postNorm { c.rmsNorm(a.projected, postNorm, eps: hp.rmsEps, into: a.projected) }
     }

@@ -20,8 +20,8 @@ struct FeedForwardBlock {
         c.rmsNorm(a.x, norm, eps: hp.rmsEps, into: a.xn)
         c.linear(a.xn, inputs, into: a.gateUp)
         switch activation {
-        case .silu: Ops.swiGLU(gate: a.gate, up: a.up, rows: c.rows, threads: c.threads)
-        case .geluTanh: Ops.geGLU(gate: a.gate, up: a.up, rows: c.rows, threads: c.threads)
+        case .silu: c.swiGLU(gate: a.gate, up: a.up)
+        case .geluTanh: c.geGLU(gate: a.gate, up: a.up)
         }
         c.linear(a.gate, down, into: a.projected)
         if let postNorm { c.rmsNorm(a.projected, postNorm, eps: hp.rmsEps, into: a.projected) }

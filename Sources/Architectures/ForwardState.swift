@@ -38,12 +38,14 @@ final class Activations {
     var all: [Matrix] { [x, xn, q, k, v, attended, projected, gate, up, selected] }
 }
 
-/// Per-sequence mutable state: the KV cache and the activation buffers of one forward pass.
+/// Per-sequence mutable state: the KV cache, the activation buffers of one forward pass and the
+/// execution context its ops run on.
 public final class ForwardState: @unchecked Sendable {
     public let cache: KVCache
     public let maxBatch: Int
-    /// Threads the forward pass may use.
-    public var threads: Int = 1
+    /// Threads, kernel path and matmul scratch of every op of this state's forward passes (set
+    /// `context.threads` / `context.path` to change them).
+    public let context: ExecutionContext
     /// The step's activations.
     let activations: Activations
     /// Logits matrices by (rows, scratch) key (see `logitsBuffer`).
@@ -54,8 +56,6 @@ public final class ForwardState: @unchecked Sendable {
     var rowFactors: [Float] = []
     /// Attention score scratch.
     var scores: [Float] = []
-    /// Quantized activations of the current matmul input.
-    let matmulScratch: MatmulScratch
     /// The rope angles of the current batch, shared by its layers.
     let ropeAngles = RopeAngleCache()
 
@@ -63,7 +63,7 @@ public final class ForwardState: @unchecked Sendable {
         self.cache = cache
         self.maxBatch = maxBatch
         activations = Activations(hp, maxBatch: maxBatch)
-        matmulScratch = MatmulScratch(maxRows: maxBatch, maxK: max(hp.embedding, hp.heads * hp.headDim, hp.feedForward))
+        context = ExecutionContext(maxRows: maxBatch, maxK: max(hp.embedding, hp.heads * hp.headDim, hp.feedForward))
     }
 
     /// Bytes held by the KV cache and the activation buffers.
@@ -82,8 +82,9 @@ public final class ForwardState: @unchecked Sendable {
     }
 }
 
-/// The ops of one batch bound to its state: the batch's rows and positions, the threads and the
-/// matmul scratch, so blocks call `c.linear(a.xn, w, into: a.q)` instead of passing them each time.
+/// The ops of one batch bound to its state: the batch's rows and positions and the state's
+/// execution context, so blocks call `c.linear(a.xn, w, into: a.q)` instead of passing them each
+/// time. Every op a block runs goes through here.
 struct StepContext {
     let state: ForwardState
     /// Rows of this batch (the first `rows` rows of every activation are live).
@@ -92,31 +93,49 @@ struct StepContext {
     let positions: [Int]
 
     var a: Activations { state.activations }
-    var threads: Int { state.threads }
+    var context: ExecutionContext { state.context }
 
     func rmsNorm(_ x: Matrix, _ weight: [Float], eps: Float, into y: Matrix) {
-        Ops.rmsNorm(x, rows: rows, weight: weight, eps: eps, into: y, threads: threads)
+        Ops.rmsNorm(x, rows: rows, weight: weight, eps: eps, into: y, context: context)
     }
 
     func linear(_ x: Matrix, _ weight: WeightMatrix, into y: Matrix) {
-        Ops.linear(x, rows: rows, weight: weight, into: y, scratch: state.matmulScratch, threads: threads)
+        Ops.linear(x, rows: rows, weight: weight, into: y, context: context)
     }
 
     /// Several weights reading the same input (their activations are quantized once).
     func linear(_ x: Matrix, _ weights: [WeightMatrix], into ys: [Matrix]) {
-        Ops.linear(x, rows: rows, weights: weights, into: ys, scratch: state.matmulScratch, threads: threads)
+        Ops.linear(x, rows: rows, weights: weights, into: ys, context: context)
     }
 
-    func add(_ x: Matrix, into y: Matrix) { Ops.add(x, into: y, rows: rows, threads: threads) }
+    func add(_ x: Matrix, into y: Matrix) { Ops.add(x, into: y, rows: rows, context: context) }
 
-    func scale(_ x: Matrix, by s: Float) { Ops.scale(x, rows: rows, by: s, threads: threads) }
+    func scale(_ x: Matrix, by s: Float) { Ops.scale(x, rows: rows, by: s, context: context) }
+
+    /// x[r] *= factors[r] (a per-position scale).
+    func scaleRows(_ x: Matrix, by factors: [Float]) { Ops.scaleRows(x, rows: rows, by: factors) }
 
     func addBias(_ bias: [Float]?, to x: Matrix) {
         if let bias { Ops.addBias(bias, to: x, rows: rows) }
     }
 
+    func swiGLU(gate: Matrix, up: Matrix) { Ops.swiGLU(gate: gate, up: up, rows: rows, context: context) }
+
+    func geGLU(gate: Matrix, up: Matrix) { Ops.geGLU(gate: gate, up: up, rows: rows, context: context) }
+
     func rope(_ x: Matrix, heads: Int, headDim: Int, _ rope: RopeParameters) {
         Ops.rope(x, rows: rows, positions: positions, heads: heads, headDim: headDim, rope: rope, angles: state.ropeAngles,
-                 threads: threads)
+                 context: context)
+    }
+
+    /// Stores the batch's keys and values at its positions in `layer` of the cache.
+    func storeKV(layer: Int, keys k: Matrix, values v: Matrix) {
+        state.cache.store(layer: layer, keys: k, values: v, rows: rows, positions: positions, context: context)
+    }
+
+    /// Causal attention of the batch's (scaled) queries over `layer` of the cache, into `out`.
+    func attention(layer: Int, queries q: Matrix, heads: Int, headDim: Int, window: Int?, into out: Matrix) {
+        state.cache.attention(layer: layer, queries: q, rows: rows, positions: positions, heads: heads, headDim: headDim,
+                              window: window, into: out, scratch: &state.scores, threads: context.threads)
     }
 }

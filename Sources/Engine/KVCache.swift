@@ -255,9 +255,9 @@ public final class KVCache: @unchecked Sendable {
         positions.withUnsafeBufferPointer { p in p.withMemoryRebound(to: Int64.self) { body($0.baseAddress) } }
     }
 
-    /// Stores rows `0..<rows` of `k` and `v` (width kvDim) at `positions` for `layer`, the rows
-    /// split over `threads` threads when there are many (prefill).
-    public func store(layer: Int, keys k: Matrix, values v: Matrix, rows: Int, positions: [Int], threads: Int = 1) {
+    /// Stores rows `0..<rows` of `k` and `v` (width kvDim) at `positions` for `layer` with the
+    /// context's row encoder, the rows split over its threads when there are many (prefill).
+    public func store(layer: Int, keys k: Matrix, values v: Matrix, rows: Int, positions: [Int], context: ExecutionContext) {
         precondition(k.columns == kvDim && v.columns == kvDim && rows <= k.rows && rows <= v.rows && positions.count >= rows)
         var end = 0, first = Int.max
         for p in positions.prefix(rows) {
@@ -274,7 +274,7 @@ public final class KVCache: @unchecked Sendable {
         withInt64(positions) { pos in
             ck_kv_store_rows(format.ck, k.base, v.base, Int64(rows), Int64(kvDim), pos,
                              positionZero(layer, values: false), positionZero(layer, values: true), Int64(rowBytes),
-                             Int32(threads))
+                             context.ckThreads, context.ckPath)
         }
     }
 

@@ -7,25 +7,22 @@ extension Ops {
     /// activation scheme among the weights (usually one) and shared by the weights using it; the
     /// weights of one scheme go to the kernels in one call (`ck_matmul_multi`), which for one row
     /// (decode) streams them all in one parallel region split between the threads by bytes.
-    /// Results equal one `matmul` per weight. `path` forces a kernel path for this call (tests);
-    /// nil uses `KernelPath.active`.
+    /// Results equal one `matmul` per weight. Runs on `context` (its scratch, threads and path).
     public static func linear(_ x: Matrix, rows: Int, weights: [WeightMatrix], into outputs: [Matrix],
-                              scratch: MatmulScratch, threads: Int, path: KernelPath? = nil) {
+                              context: ExecutionContext) {
         precondition(weights.count == outputs.count && !weights.isEmpty, "linear: one output per weight")
-        linear(x, rows: rows, count: weights.count, weight: { weights[$0] }, output: { outputs[$0] },
-               scratch: scratch, threads: threads, path: path)
+        linear(x, rows: rows, count: weights.count, weight: { weights[$0] }, output: { outputs[$0] }, context: context)
     }
 
     /// `y = x · Wᵀ` for one weight.
-    public static func linear(_ x: Matrix, rows: Int, weight: WeightMatrix, into y: Matrix, scratch: MatmulScratch,
-                              threads: Int, path: KernelPath? = nil) {
-        linear(x, rows: rows, count: 1, weight: { _ in weight }, output: { _ in y }, scratch: scratch, threads: threads, path: path)
+    public static func linear(_ x: Matrix, rows: Int, weight: WeightMatrix, into y: Matrix, context: ExecutionContext) {
+        linear(x, rows: rows, count: 1, weight: { _ in weight }, output: { _ in y }, context: context)
     }
 
     /// The shared body, over index accessors so neither caller builds an array per call (the
     /// decode path runs this a few hundred times per token).
     private static func linear(_ x: Matrix, rows: Int, count all: Int, weight: (Int) -> WeightMatrix, output: (Int) -> Matrix,
-                               scratch: MatmulScratch, threads: Int, path: KernelPath?) {
+                               context: ExecutionContext) {
         precondition(rows <= x.rows, "linear: too many rows")
         for i in 0..<all {
             let w = weight(i), y = output(i)
@@ -35,7 +32,7 @@ extension Ops {
         for first in 0..<all {
             let scheme = weight(first).format.activationQuantization
             if (0..<first).contains(where: { weight($0).format.activationQuantization == scheme }) { continue }
-            scratch.quantize(x.base, m: rows, k: x.columns, as: scheme, threads: threads, path: path)
+            context.quantize(x.base, m: rows, k: x.columns, as: scheme)
             let count = (first..<all).reduce(0) { $0 + (weight($1).format.activationQuantization == scheme ? 1 : 0) }
             // Stack scratch for the C call: no allocation per token.
             withUnsafeTemporaryAllocation(of: ck_matmul_desc.self, capacity: count) { descs in
@@ -49,9 +46,9 @@ extension Ops {
                             ys.initializeElement(at: j, to: output(i).base)
                             j += 1
                         }
-                        withUnsafePointer(to: scratch.act) { a in
+                        withUnsafePointer(to: context.matmulScratch.act) { a in
                             ck_matmul_multi(descs.baseAddress, ws.baseAddress, a, ys.baseAddress, Int32(count),
-                                            Int32(max(1, threads)), path.map { Int32($0.rawValue) } ?? -1)
+                                            context.ckThreads, context.ckPath)
                         }
                     }
                 }

@@ -55,10 +55,10 @@ public final class MatmulScratch: @unchecked Sendable {
     }
 
     /// Quantizes `x[m][k]` with `scheme` (int8 blocks of 32, scales, block sums; see
-    /// `ActivationQuantization`) and remembers `x` for fp32-weight matmuls, so `x` must stay
-    /// valid until those have run. A nil scheme only records `x` (fp32 weights need nothing else).
-    public func quantize(_ x: UnsafePointer<Float>, m: Int, k: Int, as scheme: ActivationQuantization?,
-                         threads: Int = 1, path: KernelPath? = nil) {
+    /// `ActivationQuantization`) on `context`'s threads and kernel path, and remembers `x` for
+    /// fp32-weight matmuls, so `x` must stay valid until those have run. A nil scheme only records
+    /// `x` (fp32 weights need nothing else).
+    func quantize(_ x: UnsafePointer<Float>, m: Int, k: Int, as scheme: ActivationQuantization?, on context: ExecutionContext) {
         precondition(m <= maxRows && k <= maxK && k % (scheme?.groupSize ?? 32) == 0, "input exceeds the scratch capacity")
         rows = m
         self.k = k
@@ -68,7 +68,7 @@ public final class MatmulScratch: @unchecked Sendable {
         act.k = Int64(k)
         guard let scheme else { return }
         act.format = scheme.ck
-        withUnsafePointer(to: &act) { ck_quantize_act($0, Int32(threads), path.map { Int32($0.rawValue) } ?? -1) }
+        withUnsafePointer(to: &act) { ck_quantize_act($0, context.ckThreads, context.ckPath) }
     }
 
     /// The int8 values of row `row` (for tests).
@@ -79,42 +79,24 @@ public final class MatmulScratch: @unchecked Sendable {
     public func blockSums(_ row: Int) -> [Int32] { Array(UnsafeBufferPointer(start: sums + row * k / 32, count: k / 32)) }
 }
 
-/// `y[m][n] = x[m][k] · Wᵀ` (or `+=` when `accumulate`), fp32 in and out. Quantizes `x` into
-/// `scratch` first, then runs the kernel on `threads` threads over N. `path` forces an
-/// implementation for this call (tests, benchmarks); nil uses `KernelPath.active`.
+extension ExecutionContext {
+    /// Quantizes `x[m][k]` into `matmulScratch` with `scheme` (see `MatmulScratch.quantize`).
+    public func quantize(_ x: UnsafePointer<Float>, m: Int, k: Int, as scheme: ActivationQuantization?) {
+        matmulScratch.quantize(x, m: m, k: k, as: scheme, on: self)
+    }
+}
+
+/// `y[m][n] = x[m][k] · Wᵀ` (or `+=` when `accumulate`), fp32 in and out, on `context`: `x` is
+/// quantized into its scratch, then its kernel path runs on its threads over N.
 public func matmul(_ w: WeightMatrix, x: UnsafePointer<Float>, m: Int, y: UnsafeMutablePointer<Float>,
-                   scratch: MatmulScratch, threads: Int, accumulate: Bool = false, path: KernelPath? = nil) {
-    scratch.quantize(x, m: m, k: w.k, as: w.format.activationQuantization, threads: threads, path: path)
-    matmul(w, quantized: scratch, y: y, threads: threads, accumulate: accumulate, path: path)
-}
-
-/// `y[rows][n] (+)= x · Wᵀ` for the input last quantized into `scratch` (see
-/// `MatmulScratch.quantize`; its scheme must be the weight format's), so Q/K/V or gate/up share
-/// one activation quantization.
-public func matmul(_ w: WeightMatrix, quantized scratch: MatmulScratch, y: UnsafeMutablePointer<Float>,
-                   threads: Int, accumulate: Bool = false, path: KernelPath? = nil) {
-    precondition(scratch.k == w.k, "activation length \(scratch.k) does not match weight k = \(w.k)")
-    precondition(w.format.activationQuantization.map { $0 == scratch.scheme } ?? true,
-                 "\(w.name): activations quantized as \(scratch.scheme.map { "\($0)" } ?? "none"), the format needs \(w.format.activationQuantization!)")
+                   context: ExecutionContext, accumulate: Bool = false) {
+    context.quantize(x, m: m, k: w.k, as: w.format.activationQuantization)
+    let scratch = context.matmulScratch
     let desc = MatmulDescriptor(m: scratch.rows, n: w.n, k: w.k, weightFormat: w.format, accumulate: accumulate)
-    run(desc, w, scratch, y, threads, path)
-}
-
-/// Runs a described matmul; `desc` must match `w` and the quantized input in `scratch`.
-public func matmul(_ desc: MatmulDescriptor, weights w: WeightMatrix, quantized scratch: MatmulScratch,
-                   y: UnsafeMutablePointer<Float>, threads: Int, path: KernelPath? = nil) {
-    precondition(desc.n == w.n && desc.k == w.k && desc.weightFormat == w.format, "descriptor does not match the weights")
-    precondition(desc.m == scratch.rows && desc.k == scratch.k, "descriptor does not match the quantized input")
-    precondition(w.format.activationQuantization.map { $0 == scratch.scheme } ?? true, "activations quantized with another scheme")
-    run(desc, w, scratch, y, threads, path)
-}
-
-private func run(_ desc: MatmulDescriptor, _ w: WeightMatrix, _ scratch: MatmulScratch, _ y: UnsafeMutablePointer<Float>,
-                 _ threads: Int, _ path: KernelPath?) {
     withUnsafePointer(to: desc.ck) { dp in
         withUnsafePointer(to: w.weights) { wp in
             withUnsafePointer(to: scratch.act) { ap in
-                ck_matmul(dp, wp, ap, y, Int32(max(1, threads)), path.map { Int32($0.rawValue) } ?? -1)
+                ck_matmul(dp, wp, ap, y, context.ckThreads, context.ckPath)
             }
         }
     }

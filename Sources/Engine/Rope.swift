@@ -95,16 +95,16 @@ public struct RopeParameters: Sendable, Hashable {
 
 extension Ops {
     /// Rotates each of the `heads` heads (length `headDim`) of row r by position `positions[r]`
-    /// with `rope`: the C kernel (threaded over rows) on angles from `angles`, computed there once
-    /// for every layer of the batch (a fresh cache when nil).
+    /// with `rope`: the C kernel (on the context's threads, over rows) on angles from `angles`,
+    /// computed there once for every layer of the batch (a fresh cache when nil).
     public static func rope(_ x: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int, rope: RopeParameters,
-                            angles: RopeAngleCache? = nil, threads: Int = 1) {
+                            angles: RopeAngleCache? = nil, context: ExecutionContext) {
         precondition(x.columns == heads * headDim && positions.count >= rows && rows <= x.rows, "rope: shape mismatch")
         precondition(rope.rotaryDims <= headDim && rope.rotaryDims % 2 == 0, "rope: bad rotary dims")
         precondition((rope.frequencyFactors?.count ?? rope.rotaryDims / 2) >= rope.rotaryDims / 2, "rope: too few factors")
-        (angles ?? RopeAngleCache()).withAngles(positions: positions, rows: rows, rope: rope, threads: threads) { a in
+        (angles ?? RopeAngleCache()).withAngles(positions: positions, rows: rows, rope: rope, threads: context.ckThreads) { a in
             ck_rope_rows_angles(x.base, Int64(rows), a, Int64(heads), Int64(headDim), Int64(rope.rotaryDims),
-                                rope.style == .neox ? 1 : 0, Int32(threads))
+                                rope.style == .neox ? 1 : 0, context.ckThreads)
         }
     }
 }
@@ -126,7 +126,7 @@ public final class RopeAngleCache {
 
     /// Calls `body` with the angles of the first `rows` of `positions` (ck_rope_angles_rows'
     /// layout), computing them only when they differ from the last call's for this rope.
-    func withAngles<R>(positions: [Int], rows: Int, rope: RopeParameters, threads: Int,
+    func withAngles<R>(positions: [Int], rows: Int, rope: RopeParameters, threads: Int32,
                        _ body: (UnsafePointer<Float>) -> R) -> R {
         let width = rope.rotaryDims / 2 * 2
         // A model has one or two ropes; parameters that never compare equal (a NaN) must not
@@ -142,7 +142,7 @@ public final class RopeAngleCache {
                     e.positions.withUnsafeBufferPointer { p in
                         p.withMemoryRebound(to: Int64.self) { p64 in
                             ck_rope_angles_rows(a.baseAddress, Int64(rows), p64.baseAddress, Int64(rope.rotaryDims), rope.base,
-                                                Int32(threads))
+                                                threads)
                         }
                     }
                 } else {

@@ -76,7 +76,7 @@ func forEachScoredChunk<E: Error>(model: any CausalLanguageModel, tokens: [Int32
                                   threads: Int, kvFormat: KVCacheFormat,
                                   _ body: (Int, ArraySlice<Int32>, Matrix) throws(E) -> Void) throws(E) {
     let state = model.makeState(contextSize: context, maxBatch: min(context, 512), kvFormat: kvFormat)
-    state.threads = threads
+    state.context.threads = threads
     for c in 0..<chunks {
         let chunk = tokens[c * context..<(c + 1) * context]
         var input = Array(chunk)

@@ -19,7 +19,7 @@ final class TokenSequence: @unchecked Sendable {
         // 256-token prefill batches: big enough to amortise weight unpacking, small enough that
         // cancellation is checked often.
         state = network.makeState(contextSize: contextSize, maxBatch: min(contextSize, 256), kvFormat: kvCache)
-        state.threads = threads
+        state.context.threads = threads
     }
 
     var capacity: Int { state.cache.capacity }

@@ -163,7 +163,7 @@ func naiveForward(_ c: TinyConfig, _ w: TinyWeights, tokens: [Int]) -> [[Double]
         let tokens = [3, 17, 0, 39, 5, 5, 22, 8, 1, 30, 12]
         let expected = naiveForward(config, weights, tokens: tokens)
         let state = model.makeState(contextSize: 16, maxBatch: 3)
-        state.threads = threads
+        state.context.threads = threads
         var got: [[Float]] = []
         let first = try #require(model.forward(tokens[0..<8].map(Int32.init), state: state, logitRows: 0..<8))
         got += (0..<8).map(first.copyRow)
@@ -190,7 +190,7 @@ func naiveForward(_ c: TinyConfig, _ w: TinyWeights, tokens: [Int]) -> [[Double]
         let model = try loadModel(GGUFFile(contents: bytes))
         let tokens = (0..<30).map { ($0 * 17 + 5) % config.vocab }
         let state = model.makeState(contextSize: 40, maxBatch: 4, kvFormat: format)
-        state.threads = 2
+        state.context.threads = 2
         func worst(_ got: [[Float]], _ expected: [[Double]]) -> Double {
             var w = 0.0
             for (g, e) in zip(got, expected) { for (a, b) in zip(g, e) { w = max(w, abs(Double(a) - b) / (1 + abs(b))) } }

@@ -18,7 +18,7 @@ import GGUF
     static func run(_ model: any CausalLanguageModel, prompt: [Int32], kvFormat: KVCacheFormat, threads: Int) throws
         -> (logits: [[UInt32]], tokens: [Int32]) {
         let state = model.makeState(contextSize: prompt.count + steps, maxBatch: 512, kvFormat: kvFormat)
-        state.threads = threads
+        state.context.threads = threads
         var logits: [[UInt32]] = [], tokens: [Int32] = []
         var row = try #require(model.forward(prompt, state: state, logitRows: prompt.count - 1..<prompt.count)).copyRow(0)
         for _ in 0..<steps {

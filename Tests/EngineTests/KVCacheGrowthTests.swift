@@ -47,11 +47,12 @@ import Testing
         let whole = KVCache(layers: 2, capacity: 4000, kvDim: kvDim)
         try whole.reserve(upTo: 4000)
         let k = Matrix(rows: 1, columns: kvDim), v = Matrix(rows: 1, columns: kvDim)
+        let context = ExecutionContext(maxRows: 1, maxK: 32)
         for p in 0..<n {
             k.setRow(0, row(p, width: kvDim))
             v.setRow(0, row(p + 1, width: kvDim))
             for cache in [grown, whole] {
-                for layer in 0..<2 { cache.store(layer: layer, keys: k, values: v, rows: 1, positions: [p]) }
+                for layer in 0..<2 { cache.store(layer: layer, keys: k, values: v, rows: 1, positions: [p], context: context) }
                 cache.commit(upTo: p + 1)
             }
         }

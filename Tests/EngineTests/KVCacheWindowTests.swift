@@ -36,9 +36,10 @@ import Testing
         }
         let positions = Array(start..<start + n)
         var same = true, scratch: [Float] = []
+        let context = ExecutionContext(threads: threads, maxRows: 1, maxK: 32)
         for cache in [ring, full] {
             try? cache.reserve(upTo: start + n)
-            for layer in 0..<2 { cache.store(layer: layer, keys: k, values: v, rows: n, positions: positions, threads: threads) }
+            for layer in 0..<2 { cache.store(layer: layer, keys: k, values: v, rows: n, positions: positions, context: context) }
             cache.commit(upTo: start + n)
         }
         for (layer, window) in [(0, nil), (1, Self.window)] {

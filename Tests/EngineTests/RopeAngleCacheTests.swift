@@ -31,7 +31,7 @@ import Testing
         for (i, call) in calls.enumerated() {
             let cached = matrix(rows: 5, columns: heads * headDim, seed: i), plain = matrix(rows: 5, columns: heads * headDim, seed: i)
             Ops.rope(cached, rows: call.rows, positions: call.positions, heads: heads, headDim: headDim, rope: call.rope,
-                     angles: cache, threads: 2)
+                     angles: cache, context: ExecutionContext(threads: 2, maxRows: 1, maxK: 32))
             for r in 0..<call.rows {
                 ck_rope(plain.row(r), Int64(heads), Int64(headDim), Int64(call.rope.rotaryDims), Int64(call.positions[r]),
                         call.rope.base, 1)
@@ -67,7 +67,8 @@ import Testing
         let cache = RopeAngleCache()
         for (i, rope) in [linear, factored, yarn, plain, linear, yarn].enumerated() {
             let cached = matrix(rows: 4, columns: heads * headDim, seed: i), naive = matrix(rows: 4, columns: heads * headDim, seed: i)
-            Ops.rope(cached, rows: 4, positions: positions, heads: heads, headDim: headDim, rope: rope, angles: cache, threads: 2)
+            Ops.rope(cached, rows: 4, positions: positions, heads: heads, headDim: headDim, rope: rope, angles: cache,
+                     context: ExecutionContext(threads: 2, maxRows: 1, maxK: 32))
             let half = rotary / 2
             var cs = [Float](repeating: 0, count: rotary)
             for r in 0..<4 {

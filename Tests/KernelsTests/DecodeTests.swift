@@ -40,8 +40,8 @@ import Testing
             for path in simdPaths {
                 for threads in [1, 2, 3] {
                     let outputs = weights.map { Matrix(rows: rows, columns: $0.n) }
-                    let scratch = MatmulScratch(maxRows: rows, maxK: k)
-                    Ops.linear(x, rows: rows, weights: weights, into: outputs, scratch: scratch, threads: threads, path: path)
+                    let context = ExecutionContext(threads: threads, path: path, maxRows: rows, maxK: k)
+                    Ops.linear(x, rows: rows, weights: weights, into: outputs, context: context)
                     for (i, out) in outputs.enumerated() {
                         let y = (0..<rows).flatMap { out.copyRow($0) }
                         let bad = (0..<y.count).filter { y[$0].bitPattern != refs[i][$0].bitPattern }

@@ -24,8 +24,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         for i in 0..<256 { x[512 + i] = 0 }               // an all-zero 256-group
         x[70] = 0x1p-130                                    // a subnormal
         x[k + 300] = 40                                     // an outlier that sets its 256-group's scale
-        let ref = MatmulScratch(maxRows: m, maxK: k)
-        x.withUnsafeBufferPointer { ref.quantize($0.baseAddress!, m: m, k: k, as: scheme, path: .ref) }
+        let refContext = ExecutionContext(path: .ref, maxRows: m, maxK: k), ref = refContext.matmulScratch
+        x.withUnsafeBufferPointer { refContext.quantize($0.baseAddress!, m: m, k: k, as: scheme) }
         let g = scheme.groupSize
         for r in 0..<m {
             let q = ref.quantizedRow(r), meta = ref.blockMeta(r)
@@ -56,8 +56,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             }
         }
         for path in simdPaths {
-            let fast = MatmulScratch(maxRows: m, maxK: k)
-            x.withUnsafeBufferPointer { fast.quantize($0.baseAddress!, m: m, k: k, as: scheme, threads: 2, path: path) }
+            let fastContext = ExecutionContext(threads: 2, path: path, maxRows: m, maxK: k), fast = fastContext.matmulScratch
+            x.withUnsafeBufferPointer { fastContext.quantize($0.baseAddress!, m: m, k: k, as: scheme) }
             for r in 0..<m {
                 #expect(fast.quantizedRow(r) == ref.quantizedRow(r), "\(scheme) \(path) row \(r)")
                 #expect(fast.blockMeta(r) == ref.blockMeta(r), "\(scheme) \(path) row \(r)")
@@ -186,11 +186,11 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         let ws = [try randomWeights(.q4_1, n: 40, k: k, seed: 1), try randomWeights(.q8_0, n: 24, k: k, seed: 2),
                   try randomWeights(.f32, n: 8, k: k, seed: 4), try randomWeights(.q5_0, n: 16, k: k, seed: 5)]
         let x = gaussians(m * k, seed: 3)
-        let scratch = MatmulScratch(maxRows: 8, maxK: 1536)
+        let context = ExecutionContext(threads: 2, maxRows: 8, maxK: 1536)
         let input = Matrix(rows: 8, columns: k)
         for r in 0..<m { for c in 0..<k { input.row(r)[c] = x[r * k + c] } }
         let outs = ws.map { Matrix(rows: 8, columns: $0.n) }
-        Ops.linear(input, rows: m, weights: ws, into: outs, scratch: scratch, threads: 2)
+        Ops.linear(input, rows: m, weights: ws, into: outs, context: context)
         for (w, y) in zip(ws, outs) {
             let got = (0..<(m * w.n)).map { y.row($0 / w.n)[$0 % w.n] }
             #expect(got == runMatmul(w, x, m: m, path: KernelPath.active), "\(w.format)")

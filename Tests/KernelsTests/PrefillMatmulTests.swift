@@ -21,9 +21,9 @@ import Testing
         let refs = ws.map { runMatmul($0, x, m: m, path: .ref) }
         for path in simdPaths {
             for threads in [1, 2, 3] {
-                let scratch = MatmulScratch(maxRows: m, maxK: k)
+                let context = ExecutionContext(threads: threads, path: path, maxRows: m, maxK: k)
                 let outs = ws.map { Matrix(rows: m, columns: $0.n) }
-                Ops.linear(input, rows: m, weights: ws, into: outs, scratch: scratch, threads: threads, path: path)
+                Ops.linear(input, rows: m, weights: ws, into: outs, context: context)
                 for (i, (w, y)) in zip(ws, outs).enumerated() {
                     let got = (0..<(m * w.n)).map { y.row($0 / w.n)[$0 % w.n] }
                     let mismatches = (0..<got.count).filter { got[$0].bitPattern != refs[i][$0].bitPattern }

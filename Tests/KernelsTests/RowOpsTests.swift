@@ -34,7 +34,7 @@ import Testing
             w.withUnsafeBufferPointer { wp in
                 x.withUnsafeBufferPointer { xp in
                     Self.check([Float](repeating: 0, count: rows * cols), rows: rows, cols: cols, "rmsNorm width \(width)",
-                               batched: { ck_rms_norm_rows(xp.baseAddress!, $0, Int64(rows), Int64(cols), wp.baseAddress!, Int64(width), 1e-6, $1) },
+                               batched: { ck_rms_norm_rows(xp.baseAddress!, $0, Int64(rows), Int64(cols), wp.baseAddress!, Int64(width), 1e-6, $1, -1) },
                                single: { y, r in
                                    for v in stride(from: 0, to: cols, by: width) {
                                        ck_rms_norm(xp.baseAddress! + r * cols + v, wp.baseAddress!, y + v, Int64(width), 1e-6)
@@ -42,7 +42,7 @@ import Testing
                                })
                     // In place (y = x), as the per-head Q/K norms run.
                     Self.check(x, rows: rows, cols: cols, "rmsNorm in place width \(width)",
-                               batched: { ck_rms_norm_rows($0, $0, Int64(rows), Int64(cols), wp.baseAddress!, Int64(width), 1e-6, $1) },
+                               batched: { ck_rms_norm_rows($0, $0, Int64(rows), Int64(cols), wp.baseAddress!, Int64(width), 1e-6, $1, -1) },
                                single: { y, _ in
                                    for v in stride(from: 0, to: cols, by: width) { ck_rms_norm(y + v, wp.baseAddress!, y + v, Int64(width), 1e-6) }
                                })
@@ -107,10 +107,10 @@ import Testing
         x.withUnsafeBufferPointer { xp in
             let xb = xp.baseAddress!
             Self.check(y, rows: rows, cols: cols, "swiglu",
-                       batched: { ck_swiglu_rows($0, xb, Int64(rows), Int64(cols), $1) },
+                       batched: { ck_swiglu_rows($0, xb, Int64(rows), Int64(cols), $1, -1) },
                        single: { g, r in ck_swiglu(g, xb + r * cols, Int64(cols)) })
             Self.check(y, rows: rows, cols: cols, "geglu",
-                       batched: { ck_geglu_rows($0, xb, Int64(rows), Int64(cols), $1) },
+                       batched: { ck_geglu_rows($0, xb, Int64(rows), Int64(cols), $1, -1) },
                        single: { g, r in ck_geglu(g, xb + r * cols, Int64(cols)) })
             Self.check(y, rows: rows, cols: cols, "add",
                        batched: { ck_add_rows($0, xb, Int64(rows), Int64(cols), $1) },
@@ -141,7 +141,7 @@ import Testing
                 gotK.withUnsafeMutableBufferPointer { kc in
                     gotV.withUnsafeMutableBufferPointer { vc in
                         ck_kv_store_rows(format, k, v, Int64(rows), Int64(n), positions, kc.baseAddress!, vc.baseAddress!,
-                                         Int64(rb), threads)
+                                         Int64(rb), threads, -1)
                     }
                 }
                 #expect(gotK == expectedK && gotV == expectedV, "format \(format.rawValue), \(rows) rows, \(threads) threads")

@@ -64,12 +64,11 @@ func randomWeights(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) throws 
 /// Runs a matmul on fresh scratch and returns y[m][n].
 func runMatmul(_ w: WeightMatrix, _ x: [Float], m: Int, path: KernelPath, threads: Int = 1,
                accumulateOnto start: [Float]? = nil) -> [Float] {
-    let scratch = MatmulScratch(maxRows: m, maxK: w.k)
+    let context = ExecutionContext(threads: threads, path: path, maxRows: m, maxK: w.k)
     var y = start ?? [Float](repeating: .nan, count: m * w.n)
     x.withUnsafeBufferPointer { xp in
         y.withUnsafeMutableBufferPointer { yp in
-            matmul(w, x: xp.baseAddress!, m: m, y: yp.baseAddress!, scratch: scratch, threads: threads,
-                   accumulate: start != nil, path: path)
+            matmul(w, x: xp.baseAddress!, m: m, y: yp.baseAddress!, context: context, accumulate: start != nil)
         }
     }
     return y

@@ -108,7 +108,7 @@ import Tokenizers
     /// Rows `range` of the logits of one chunk run from an empty cache.
     private func rows(_ model: any CausalLanguageModel, _ chunk: [Int32], _ range: Range<Int>) -> Matrix? {
         let state = model.makeState(contextSize: chunk.count, maxBatch: chunk.count)
-        state.threads = 2
+        state.context.threads = 2
         return model.forward(chunk, state: state, logitRows: range)
     }
 
