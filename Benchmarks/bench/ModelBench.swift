@@ -32,7 +32,7 @@ private let compareOption = OptionSpec(["--compare-llama-cpp"], "run llama-bench
 
 let modelBenchSpec = CommandSpec(
     program: "bench", name: "",
-    summary: "Model throughput with llama-bench's pp/tg tests. Other suites: bench kernels|tokenizer|dequant, each with --help.",
+    summary: "Model throughput with llama-bench's pp/tg tests. Other suites: bench kernels|tokenizer|dequant|serve, each with --help.",
     options: [modelOption, syntheticOption, syntheticDirectoryOption, promptOption, generationOption, repetitionsOption, threadsOption, depthOption, weightsOption, kvOption,
               schemaOption, jsonOption, compareOption] + IgnoredBenchOptions.all,
     notes: """

@@ -2,14 +2,15 @@
 //
 // Suites: (none) = model throughput (llama-bench's pp/tg tests), `kernels` = matmul kernels
 // (KernelBench.swift), `tokenizer` = encode MB/s and build time (TokenizerBench.swift),
-// `dequant` = reference dequantizer throughput. Each suite declares its options as a
+// `dequant` = reference dequantizer throughput, `serve` = `quanta serve` beside llama-server
+// under concurrent streamed chat requests (ServeBench.swift). Each suite declares its options as a
 // `CommandSpec` (the grammar `quanta` uses too); `--help` lists them.
 #if canImport(Glibc)
 import Glibc
 #endif
 import CommandLineSpec
 
-let suites = ["kernels", "tokenizer", "dequant"]
+let suites = ["kernels", "tokenizer", "dequant", "serve"]
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 let suite = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
@@ -19,6 +20,7 @@ case nil: exit(runModelBench(arguments))
 case "kernels": exit(runKernelBench(arguments))
 case "tokenizer": exit(runTokenizerBench(arguments))
 case "dequant": exit(runDequantBench(arguments))
+case "serve": exit(runServeBench(arguments))
 case Roofline.streamRateSuite: exit(Roofline.printStreamRate(arguments))
 default:
     let hint = closestMatch(to: suite!, among: suites).map { "; did you mean '\($0)'?" } ?? ""
