@@ -1,6 +1,7 @@
 // AMX availability: CPUID's AMX-TILE and AMX-INT8 bits, then the Linux permission to use the
 // tile data state (XFEATURE_XTILEDATA, dynamically enabled since Linux 5.16), requested once per
 // process; without it the first tile instruction would fault.
+#pragma STDC FP_CONTRACT OFF
 #include <pthread.h>
 #include <cpuid.h>
 #include "ck_tile.h"

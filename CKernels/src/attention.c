@@ -4,6 +4,7 @@
 // (attention_split.c) except over a short fp16 context; there, for 2-3 rows, and for a decode
 // row with too little scratch, one (query row, head) pair is the unit of work
 // (attention_heads.c). The choice never depends on the thread count, so neither do the results.
+#pragma STDC FP_CONTRACT OFF
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "attention_heads.h"

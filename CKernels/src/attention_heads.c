@@ -3,6 +3,7 @@
 // of 8: 64 and 256 for our models; its softmax uses the vector exp, so it matches the reference
 // to rounding, not bit for bit); the block formats decode each position's head segment to fp32
 // first on every path.
+#pragma STDC FP_CONTRACT OFF
 #include <math.h>
 #include <immintrin.h>
 #include "ck_ops.h"

@@ -24,6 +24,7 @@
 // are applied once per block and head for a score and folded into the converted codes for V.
 // q8_0 skips the conversion to fp32: its codes meet an int16 query and int16 weights in
 // vpmaddwd, V in blocks of up to 64 rows (attention_split_q8_0.h).
+#pragma STDC FP_CONTRACT OFF
 #include <math.h>
 #include <immintrin.h>
 #include "ck_ops.h"

@@ -8,6 +8,7 @@
 // from the AVX2 unit's in the summation order of each score and of the softmax's sums only
 // (tolerance-tested against fp64 like it), and are bitwise the same on every run with the same
 // thread count. attention_split_avx512_emu.c compiles this file again against SIMDe.
+#pragma STDC FP_CONTRACT OFF
 #include "attention_split_avx512.h"
 
 /// Rows per K and V block, and how far ahead of a block its rows are prefetched (as the AVX2

@@ -17,6 +17,7 @@
 // softmax's sums (attention_split_avx512.h) only, the integer sums being exact either way;
 // tolerance-tested against fp64 like it, bitwise the same on every run with the same thread count.
 // attention_split_q8_0_avx512_emu.c compiles this file again against SIMDe.
+#pragma STDC FP_CONTRACT OFF
 #include "ck_blocks.h"
 #include "attention_split_avx512.h"
 

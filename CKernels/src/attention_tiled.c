@@ -29,6 +29,7 @@
 // rounded to int16 per chunk, one vpdpwssd per two positions. pp512 @ d4096 with a q8_0 cache
 // (Zen 5 EPYC, 2 threads, the builds alternating over 4 rounds, median t/s): SmolLM2 676 -> 801,
 // Gemma 3 1924 -> 2287; over the fp16 cache in the same runs ~1.0x -> 1.16x and 1.17x.
+#pragma STDC FP_CONTRACT OFF
 #include <immintrin.h>
 #include <math.h>
 #include "ck_ops.h"

@@ -7,6 +7,7 @@
 // 12 fp32 accumulators), a value tile (value_tile_q8_0) six lanes x 64 dims over position pairs
 // (24 int32 sums, scaled into O once per chunk). Their vpdpwssd go through ck_dpwssd.
 // attention_tiles_avx512_emu.c compiles this file again against SIMDe for CPUs without AVX-512.
+#pragma STDC FP_CONTRACT OFF
 #include <math.h>
 #include "attention_tiles.h"
 

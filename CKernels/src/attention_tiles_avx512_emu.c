@@ -1,5 +1,6 @@
 // The AVX-512 attention tiles (attention_tiles_avx512.c) compiled a second time against SIMDe,
 // so the tests run them on any x86-64 CPU (the avx512-emu and amx-emu paths).
+#pragma STDC FP_CONTRACT OFF
 #define CK_AVX512_EMULATED 1
 #define ck_attention_scores_avx512 ck_attention_scores_avx512_emu
 #define ck_attention_values_avx512 ck_attention_values_avx512_emu

@@ -1,6 +1,7 @@
 // Measurement kernels for `bench kernels` (see ck_bench.h). The peak loops keep 8-12
 // independent accumulators so latency never limits them; their results are folded into a
 // volatile sink so the compiler cannot drop them.
+#pragma STDC FP_CONTRACT OFF
 #include <immintrin.h>
 #include <stdatomic.h>
 #include <cblas.h>

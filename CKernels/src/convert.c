@@ -1,5 +1,6 @@
 // Exact scalar conversions between fp32, IEEE binary16 and bfloat16, by bit manipulation so the
 // result does not depend on the compiler, the CPU (F16C) or the FTZ/DAZ state.
+#pragma STDC FP_CONTRACT OFF
 #include <string.h>
 #include "ck_convert.h"
 

@@ -2,6 +2,7 @@
 // path's table (kernel_table.c) names. One activation row over an int8 or repacked layout runs the
 // format's decode kernel, the threads splitting the 16-row groups by streamed bytes; everything
 // else runs the format's threaded prefill region.
+#pragma STDC FP_CONTRACT OFF
 #include "ck_matmul.h"
 
 /// The table of an explicit path (lowered to what the CPU runs) or, for path < 0, the active one.

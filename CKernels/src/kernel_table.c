@@ -3,6 +3,7 @@
 // kernel it uses, per weight format and per KV cache format (as ggml's type traits). The drivers
 // (dispatch.c, ops.c, ops_rows.c, kv_format.c, attention*.c) look kernels up here instead of
 // testing the path themselves.
+#pragma STDC FP_CONTRACT OFF
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 // KV cache row formats (ck_ops.h): fp16, Q8_0 and MXFP8 E4M3, all per-row so a cache position
 // is written once and read by every later query.
+#pragma STDC FP_CONTRACT OFF
 #include <math.h>
 #include "ck_ops.h"
 #include "ck_convert.h"

@@ -1,6 +1,7 @@
 // The AMX kernel (matmul_amx.c) compiled a second time over the portable tile layer (ck_tile.h),
 // with SIMDe's AVX-512 for its epilogue and the SIMDe AVX-512 kernel for one row, as
 // ck_matmul_amx_emu (CK_PATH_AMX_EMU), so its correctness is tested on any x86-64 CPU.
+#pragma STDC FP_CONTRACT OFF
 #define CK_AMX_EMULATED 1
 #define ck_matmul_amx ck_matmul_amx_emu
 #define ck_matmul_avx512 ck_matmul_avx512_emu

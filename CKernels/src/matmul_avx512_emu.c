@@ -1,6 +1,7 @@
 // The AVX-512 kernels (matmul_avx512.c) compiled a second time against SIMDe: the same source on
 // portable code, as ck_matmul_avx512_emu / ck_quantize_act_avx512_emu, so the tests check the
 // AVX-512 kernel bit for bit on any x86-64 CPU (CK_PATH_AVX512_EMU).
+#pragma STDC FP_CONTRACT OFF
 #define CK_AVX512_EMULATED 1
 #define ck_matmul_avx512 ck_matmul_avx512_emu
 #define ck_quantize_act_avx512 ck_quantize_act_avx512_emu

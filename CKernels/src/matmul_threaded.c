@@ -2,6 +2,7 @@
 // kernel split over N (ref, every format) and OpenBLAS sgemm on the fp32 weights (F32 and F16
 // off the reference path). Both serve any number of activation rows, so they also take the rows
 // no decode kernel covers (m = 1 without an int8 or repacked layout).
+#pragma STDC FP_CONTRACT OFF
 #include <cblas.h>
 #include "ck_matmul.h"
 

@@ -2,6 +2,7 @@
 // we call the GNU-compatible entry point that `#pragma omp parallel` lowers to. libomp creates
 // its workers on the first region and reuses them afterwards, so the per-token path never
 // creates a thread.
+#pragma STDC FP_CONTRACT OFF
 #include <stdatomic.h>
 #include "ck_matmul.h"
 

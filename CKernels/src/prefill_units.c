@@ -4,6 +4,7 @@
 // scheduling the AVX2 prefill uses (a thread the OS delays does not hold a fixed share). Each unit
 // runs the kernel on its rows and columns over the whole K, so every output is exactly the
 // kernel's (and so the reference's).
+#pragma STDC FP_CONTRACT OFF
 #include "ck_matmul.h"
 
 /// Activation rows per unit: a multiple of every kernel's row tile (AVX-512 8, AMX 16).
