@@ -141,6 +141,6 @@ import Testing
         expectArgumentError(try bench(["dequant", "--mdoel", "x"]),
                             "bench: error: unknown option '--mdoel'; did you mean '--model'? (see bench dequant --help)", status: 2)
         expectArgumentError(try bench(["kernals"]), "bench: error: unknown suite 'kernals'; did you mean 'kernels'? "
-                            + "(suites: kernels, tokenizer, dequant; none = model throughput; see bench --help)", status: 2)
+                            + "(suites: kernels, tokenizer, dequant, serve; none = model throughput; see bench --help)", status: 2)
     }
 }

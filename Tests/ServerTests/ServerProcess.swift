@@ -18,7 +18,7 @@ final class ServerProcess: @unchecked Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(_ arguments: [String], model: String = smollm, timeout: Double = 300) throws {
+    init(_ arguments: [String], model: String = smollm, timeout: Double = 900) throws {
         process.executableURL = URL(fileURLWithPath: "\(repositoryRoot)/.build/release/quanta")
         process.arguments = ["serve", "-m", model, "--port", "0", "-t", "2"] + arguments
         process.standardError = stderrPipe
