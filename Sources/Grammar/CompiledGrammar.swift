@@ -5,6 +5,8 @@
 final class CompiledGrammar: Sendable {
     enum Node: Sendable {
         case object([Property])
+        /// Any keys, each value of node `value`.
+        case dictionary(value: Int)
         case array(item: Int, minimumCount: Int, maximumCount: Int?)
         case anyString
         case pattern(RegexNFA)
@@ -99,6 +101,7 @@ final class CompiledGrammar: Sendable {
                 bytes += property.key + [UInt8(ascii: ":")] + value
             }
             return bytes + [UInt8(ascii: "}")]
+        case .dictionary: return Array("{}".utf8)
         case let .array(item, minimumCount, _):
             var bytes: [UInt8] = [UInt8(ascii: "[")]
             if minimumCount > 0 {
@@ -147,6 +150,8 @@ private struct Builder {
                 lowered.append(.init(key: key, value: try add(property.shape), isOptional: property.isOptional))
             }
             return .object(lowered)
+        case let .dictionary(values):
+            return .dictionary(value: try add(values))
         case let .array(items, minimumCount, maximumCount):
             guard minimumCount >= 0, minimumCount <= (maximumCount ?? .max) else {
                 throw .emptyRange("array count \(minimumCount)...\(maximumCount.map(String.init) ?? "")")

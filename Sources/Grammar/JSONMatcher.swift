@@ -98,6 +98,8 @@ public struct JSONMatcher: Sendable {
             keep(stack, in: &next)
         case let .object(node, stage):
             advanceObject(stack, node: node, stage: stage, byte, into: &next)
+        case let .dictionary(node, stage):
+            advanceDictionary(stack, node: node, stage: stage, byte, into: &next)
         case let .array(node, count, stage):
             guard case let .array(item, minimumCount, maximumCount) = grammar.nodes[Int(node)] else { return }
             let canAddElement = Int(count) < (maximumCount ?? .max) && grammar.minimal[item] != nil
@@ -228,6 +230,50 @@ public struct JSONMatcher: Sendable {
         }
     }
 
+    private func advanceDictionary(_ stack: ParseStack, node: Int32, stage: DictionaryStage, _ byte: UInt8,
+                                   into next: inout [ParseStack]) {
+        guard case let .dictionary(value) = grammar.nodes[Int(node)] else { return }
+        var stack = stack
+        func replaceTop(_ stage: DictionaryStage) { stack.frames[stack.frames.count - 1] = .dictionary(node: node, stage: stage) }
+        let space = UInt8(ascii: " ")
+        switch stage {
+        case let .opened(spaced), let .comma(spaced):
+            let isOpen = if case .opened = stage { true } else { false }
+            if byte == space, !spaced {
+                replaceTop(isOpen ? .opened(spaced: true) : .comma(spaced: true))
+                keep(stack, in: &next)
+            } else if isOpen, byte == UInt8(ascii: "}") {
+                stack.frames.removeLast()
+                keep(stack, in: &next)
+            } else if byte == UInt8(ascii: "\""), grammar.minimal[value] != nil {
+                // The key is any string; when it closes, its frame pops and the colon is next.
+                replaceTop(.colon)
+                stack.frames.append(.anyString(.between))
+                keep(stack, in: &next)
+            }
+        case .colon:
+            guard byte == UInt8(ascii: ":") else { return }
+            replaceTop(.value(spaced: false))
+            keep(stack, in: &next)
+        case let .value(spaced):
+            if byte == space, !spaced {
+                replaceTop(.value(spaced: true))
+                keep(stack, in: &next)
+            } else {
+                replaceTop(.after)
+                startValue(value, stack, byte, into: &next)
+            }
+        case .after:
+            if byte == UInt8(ascii: ",") {
+                replaceTop(.comma(spaced: false))
+                keep(stack, in: &next)
+            } else if byte == UInt8(ascii: "}") {
+                stack.frames.removeLast()
+                keep(stack, in: &next)
+            }
+        }
+    }
+
     /// A key starts: one parse per property that may come next (keys may share a prefix).
     private func startKeys(_ stack: ParseStack, node: Int32, properties: [CompiledGrammar.Property], from index: Int,
                            _ byte: UInt8, into next: inout [ParseStack]) {
@@ -248,6 +294,9 @@ public struct JSONMatcher: Sendable {
             case .object:
                 guard byte == UInt8(ascii: "{") else { continue }
                 pushed.frames.append(.object(node: index, stage: .opened(spaced: false)))
+            case .dictionary:
+                guard byte == UInt8(ascii: "{") else { continue }
+                pushed.frames.append(.dictionary(node: index, stage: .opened(spaced: false)))
             case .array:
                 guard byte == UInt8(ascii: "[") else { continue }
                 pushed.frames.append(.array(node: index, count: 0, stage: .opened(spaced: false)))

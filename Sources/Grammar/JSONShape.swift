@@ -6,6 +6,9 @@
 public indirect enum JSONShape: Sendable, Equatable, Hashable {
     /// An object whose properties are written in this order; optional ones may be left out.
     case object(properties: [JSONProperty])
+    /// An object with any keys (any JSON strings, in any order, repeats not checked), every value of
+    /// shape `values`: JSON Schema's `additionalProperties`, and with `anyJSON` a free-form object.
+    case dictionary(values: JSONShape)
     /// An array of `items`, with between `minimumCount` and `maximumCount` (nil: no limit) elements.
     case array(items: JSONShape, minimumCount: Int, maximumCount: Int?)
     /// A string.
@@ -22,6 +25,24 @@ public indirect enum JSONShape: Sendable, Equatable, Hashable {
     case anyOf([JSONShape])
     /// The shape named in `JSONGrammar.definitions` (for recursive schemas).
     case reference(String)
+}
+
+extension JSONShape {
+    /// Any JSON value whose objects and arrays nest at most `maximumDepth` deep (0: strings,
+    /// numbers, booleans and null only). Numbers are `.number` ones (no exponent). The bound keeps
+    /// the grammar finite; each level refers to the one below.
+    public static func anyJSON(maximumDepth: Int) -> JSONShape {
+        let scalars: [JSONShape] = [.string(.any), .number(minimum: nil, maximum: nil), .boolean, .null]
+        guard maximumDepth > 0 else { return .anyOf(scalars) }
+        let inner = anyJSON(maximumDepth: maximumDepth - 1)
+        return .anyOf([.dictionary(values: inner), .array(items: inner, minimumCount: 0, maximumCount: nil)] + scalars)
+    }
+
+    /// Any JSON object whose values nest at most `maximumDepth` deep, the object itself counted
+    /// (1: an object of scalars). OpenAI's `response_format` `json_object`.
+    public static func anyObject(maximumDepth: Int) -> JSONShape {
+        .dictionary(values: anyJSON(maximumDepth: max(maximumDepth - 1, 0)))
+    }
 }
 
 /// One property of an object shape.

@@ -6,6 +6,8 @@
 enum ParseFrame: Sendable, Hashable {
     case document(DocumentStage)
     case object(node: Int32, stage: ObjectStage)
+    /// A free-key object; a key being written is an `anyString` frame above it.
+    case dictionary(node: Int32, stage: DictionaryStage)
     case array(node: Int32, count: Int32, stage: ArrayStage)
     /// `true`, `false` or `null` (index into `CompiledGrammar.literals`), with bytes written so far.
     case literal(index: Int32, written: Int32)
@@ -36,6 +38,19 @@ enum ObjectStage: Sendable, Hashable {
     case value(property: Int32, spaced: Bool)
     /// After the value of `property`: `,` or `}`.
     case after(property: Int32)
+}
+
+enum DictionaryStage: Sendable, Hashable {
+    /// After `{` (and maybe its one space).
+    case opened(spaced: Bool)
+    /// After `,`: a key must follow.
+    case comma(spaced: Bool)
+    /// After the key: `:` follows.
+    case colon
+    /// After `:`: the value follows.
+    case value(spaced: Bool)
+    /// After a value: `,` or `}`.
+    case after
 }
 
 enum ArrayStage: Sendable, Hashable {

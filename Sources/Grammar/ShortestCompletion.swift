@@ -34,6 +34,14 @@ extension JSONMatcher {
         case let .object(node, stage):
             guard case let .object(properties) = grammar.nodes[Int(node)] else { return nil }
             return objectRemainder(properties, stage)
+        case let .dictionary(node, stage):
+            guard case let .dictionary(value) = grammar.nodes[Int(node)], let shortest = grammar.minimal[value] else { return nil }
+            switch stage {
+            case .opened, .after: return [UInt8(ascii: "}")]
+            case .comma: return Array("\"\":".utf8) + shortest + [UInt8(ascii: "}")]
+            case .colon: return [UInt8(ascii: ":")] + shortest + [UInt8(ascii: "}")]
+            case .value: return shortest + [UInt8(ascii: "}")]
+            }
         case let .array(node, count, stage):
             guard case let .array(item, minimumCount, _) = grammar.nodes[Int(node)] else { return nil }
             var elementsLeft = max(minimumCount - Int(count), 0)

@@ -20,6 +20,10 @@ extension GenerationSchema {
 struct SchemaLowering {
     /// The definition being lowered, for errors.
     let schemaName: String
+    /// How deep a free-form JSON object's objects and arrays may nest, itself counted: deep
+    /// enough for any answer a chat client parses, and finite (the grammar unrolls each level,
+    /// about 7·2^depth nodes).
+    static let freeObjectDepth = 8
 
     func shape(of node: SchemaNode) throws -> JSONShape {
         switch node.kind {
@@ -56,6 +60,8 @@ struct SchemaLowering {
             return .reference(name)
         case .anyJSON:
             throw unsupported("free-form JSON (GeneratedContent) cannot be constrained")
+        case .anyJSONObject:
+            return .anyObject(maximumDepth: Self.freeObjectDepth)
         case .generable:
             preconditionFailure("SchemaResolver expands every Generable node")
         }

@@ -104,23 +104,21 @@ struct ChatRequest {
                                          parameters: try JSONSchemaInput.schema(parameters, param: "\(path).function.parameters"))
     }
 
-    /// `text` (none) or `json_schema` (that schema); `json_object` is refused.
+    /// `text` (none), `json_object` (any JSON object) or `json_schema` (that schema).
     private static func responseSchema(_ format: RequestFields?) throws(APIError) -> GenerationSchema? {
         guard let format else { return nil }
         switch try format.string("type") {
         case nil, "text": return nil
         case "json_object":
-            // The Grammar module constrains JSON to a schema; a schema-less object ("any keys,
-            // any values") it cannot express yet, and an unconstrained answer could be invalid.
-            throw APIError.unsupported("response_format.type", "response_format json_object is not supported yet: "
-                                       + "free-form JSON cannot be constrained; give a json_schema instead")
+            // Any JSON object, by constrained decoding (the Grammar module's free-key object shape).
+            return GenerationSchema.anyJSONObject
         case "json_schema":
             guard let wrapper = try format.object("json_schema"), let schema = wrapper["schema"] else {
                 throw APIError.invalid("response_format.json_schema.schema", "response_format json_schema needs json_schema.schema")
             }
             return try JSONSchemaInput.schema(schema, param: "response_format.json_schema.schema", name: try wrapper.string("name"))
         case let other?:
-            throw APIError.invalid("response_format.type", "response_format.type must be text or json_schema, got \(other)")
+            throw APIError.invalid("response_format.type", "response_format.type must be text, json_object or json_schema, got \(other)")
         }
     }
 }

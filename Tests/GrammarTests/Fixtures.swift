@@ -62,7 +62,11 @@ enum Grammars {
         .array(items: .string(.choices(["é", "\u{1F600}", "x\ny"])), minimumCount: 0, maximumCount: 2),
     ]), minimumCount: 0, maximumCount: 4))
 
-    static let all: [(String, JSONGrammar)] = [("record", record), ("toolCall", toolCall), ("tree", tree), ("mixed", mixed)]
+    /// Any JSON object nesting at most three deep (`response_format` `json_object`'s shape, smaller).
+    static let freeObject = JSONGrammar(root: .anyObject(maximumDepth: 3))
+
+    static let all: [(String, JSONGrammar)] = [("record", record), ("toolCall", toolCall), ("tree", tree), ("mixed", mixed),
+                                               ("freeObject", freeObject)]
 }
 
 enum Vocabularies {

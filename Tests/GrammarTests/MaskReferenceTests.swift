@@ -67,6 +67,7 @@ func naturalTokenizationsPassTheMasks(file: String) throws {
         (Grammars.record, #"{"name": "Ada Lovelace, \"Enchantress of Numbers\" — née Byron 😀", "kind": "gamma \"delta\"", "count": 12, "tags": ["math", "poetry\n"], "score": -4.25, "code": "ADA-1843", "done": true}"#),
         (Grammars.toolCall, "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"Europe/Isle_of_man\"}}\n</tool_call>"),
         (Grammars.tree, #"{"value": 1, "children": [{"value": -5, "label": "leaf"}, {"value": 0, "label": null, "children": []}]}"#),
+        (Grammars.freeObject, #"{"name": "Tom", "age": 3, "toys": ["ball", {"kind": "mouse", "squeaks": true}], "owner": null, "weight": -4.5}"#),
     ]
     for (grammar, document) in documents {
         var decoder = try ConstrainedDecoder(grammar: grammar, vocabulary: loaded.vocabulary)

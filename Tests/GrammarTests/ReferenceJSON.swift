@@ -124,6 +124,9 @@ struct ReferenceValidator {
                 position = found + 1
             }
             return !properties[position...].contains { !$0.isOptional }
+        case let (.dictionary(values), .object(members)):
+            // Any keys, in any order; every value of the one shape.
+            return members.allSatisfy { isValid($0.1, values, depth: depth + 1) }
         case let (.array(items, minimumCount, maximumCount), .array(elements)):
             return elements.count >= minimumCount && elements.count <= (maximumCount ?? .max)
                 && elements.allSatisfy { isValid($0, items, depth: depth + 1) }

@@ -35,6 +35,7 @@ import Testing
 
         let format = try #require(out["format"] as? [String: Any])
         #expect(format["city"] is String && format["population"] is Int, "\(format)")
+        #expect(out["format_json"] is [String: Any], "\(out["format_json"] ?? "nothing")")
         #expect(out["tags"] as? [String] == [id])
         #expect((out["version"] as? String)?.isEmpty == false)
         let errors = try #require(out["errors"] as? [String: Any])

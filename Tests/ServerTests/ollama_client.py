@@ -43,6 +43,10 @@ schema = {"type": "object", "properties": {"city": {"type": "string"}, "populati
 r = client.chat(model=model, messages=[{"role": "user", "content": "Describe Paris as JSON."}], format=schema,
                 options={"temperature": 0, "num_predict": 60}, stream=False)
 out["format"] = json.loads(r.message.content)
+# format "json": any JSON object, even when the prompt asks for an array.
+r = client.chat(model=model, messages=[{"role": "user", "content": "Give a JSON array of three colours."}], format="json",
+                options={"temperature": 0, "num_predict": 48}, stream=False)
+out["format_json"] = json.loads(r.message.content)
 
 # The model list and the version.
 out["tags"] = [m.model for m in client.list().models]

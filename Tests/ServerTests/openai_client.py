@@ -66,13 +66,33 @@ r = client.chat.completions.create(model="SmolLM2-135M-Instruct.Q4_1",
                                    temperature=0, max_tokens=64)
 out["json_schema"] = {"content": r.choices[0].message.content, "parsed": json.loads(r.choices[0].message.content)}
 
-# json_object (free-form JSON) cannot be constrained yet: refused, not answered unchecked.
-try:
-    client.chat.completions.create(model="SmolLM2-135M-Instruct.Q4_1", messages=[{"role": "user", "content": "A cat as JSON."}],
-                                   response_format={"type": "json_object"}, max_tokens=8)
-    out["json_object"] = None
-except openai.BadRequestError as e:
-    out["json_object"] = {"status": e.status_code, "code": e.code, "param": e.param}
+# json_object: any JSON object, by constrained decoding; prompts that invite an array, a bare number
+# and a string too, whole, sampled near-randomly and streamed. Each answer's text and what json.loads makes of it.
+def loaded(text):
+    try:
+        return {"text": text, "type": type(json.loads(text)).__name__}
+    except ValueError as e:
+        return {"text": text, "type": None, "error": str(e)}
+
+json_object = []
+for prompt in ["Describe a cat as JSON.", "Give a JSON array of three colours.", "Reply with the number 42 and nothing else.",
+               "Say hello in quotes."]:
+    r = client.chat.completions.create(model="SmolLM2-135M-Instruct.Q4_1", messages=[{"role": "user", "content": prompt}],
+                                       response_format={"type": "json_object"}, max_tokens=48, temperature=0)
+    json_object.append(loaded(r.choices[0].message.content))
+# Sampled at temperature 2 with no top-k or min-p: near-random tokens, most of which the mask must
+# refuse (unconstrained, these seeds open with a string), cut short by max_tokens.
+for seed in range(4):
+    r = client.chat.completions.create(model="SmolLM2-135M-Instruct.Q4_1",
+                                       messages=[{"role": "user", "content": "Give a JSON array of three colours."}],
+                                       response_format={"type": "json_object"}, max_tokens=24, temperature=2, top_p=1, seed=seed,
+                                       extra_body={"top_k": 0, "min_p": 0})
+    json_object.append(loaded(r.choices[0].message.content))
+stream = client.chat.completions.create(model="SmolLM2-135M-Instruct.Q4_1",
+                                        messages=[{"role": "user", "content": "List two fruits as JSON."}],
+                                        response_format={"type": "json_object"}, max_tokens=48, temperature=0, stream=True)
+json_object.append(loaded("".join(c.choices[0].delta.content or "" for c in stream if c.choices)))
+out["json_object"] = json_object
 
 # Legacy completions and the model list.
 r = client.completions.create(model="SmolLM2-135M-Instruct.Q4_1", prompt="The best way to learn programming is",

@@ -48,7 +48,7 @@ extension GenerationSchema {
         case .object(let properties, _): children = properties.map(\.node)
         case .array(let items, _, _): children = [items]
         case .anyOf(let choices): children = choices
-        case .string, .integer, .number, .boolean, .null, .reference, .generable, .anyJSON: children = []
+        case .string, .integer, .number, .boolean, .null, .reference, .generable, .anyJSON, .anyJSONObject: children = []
         }
         for child in children {
             if let title = child.title, named[title] == nil { named[title] = child }
@@ -84,7 +84,7 @@ enum SchemaValidation {
             try check(items, in: owner, references: &references)
         case .reference(let name):
             references.insert(name)
-        case .integer, .number, .boolean, .null, .generable, .anyJSON:
+        case .integer, .number, .boolean, .null, .generable, .anyJSON, .anyJSONObject:
             break
         }
     }

@@ -36,6 +36,10 @@ public struct GenerationSchema: Sendable {
         self.init(name: name, root: SchemaNode(kind), isNamed: false)
     }
 
+    /// Any JSON object (any keys, any values, nesting bounded by the lowering): what the server's
+    /// `response_format` `json_object` and Ollama's `format: "json"` constrain an answer to.
+    package static let anyJSONObject = GenerationSchema(primitive: "JSONObject", .anyJSONObject)
+
     /// The name `type` is known by in schemas.
     static package func name(of type: any Generable.Type) -> String {
         String(describing: type)

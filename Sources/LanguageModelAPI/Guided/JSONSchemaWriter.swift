@@ -73,6 +73,8 @@ package enum JSONSchemaWriter {
             fields.append(("$ref", GeneratedContent(JSONSchemaReader.referencePrefix + name)))
         case .anyJSON:
             break
+        case .anyJSONObject:
+            fields.append(("type", GeneratedContent("object")))
         case .generable:
             preconditionFailure("SchemaResolver expands every Generable node")
         }

@@ -40,6 +40,8 @@ package struct SchemaNode: Sendable {
         case generable(any Generable.Type, [GuideConstraint])
         /// Any JSON value (`GeneratedContent`).
         case anyJSON
+        /// Any JSON object: any keys, any values (OpenAI's `response_format` `json_object`).
+        case anyJSONObject
     }
 }
 

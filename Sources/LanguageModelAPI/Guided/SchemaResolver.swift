@@ -65,7 +65,7 @@ package struct SchemaResolver {
             resolved.kind = .anyOf(out)
         case .generable(let type, let constraints):
             return try expand(type.generationSchema, constraints: constraints)
-        case .string, .integer, .number, .boolean, .null, .reference, .anyJSON:
+        case .string, .integer, .number, .boolean, .null, .reference, .anyJSON, .anyJSONObject:
             break
         }
         return resolved

@@ -10,6 +10,8 @@ enum ShapeExamples {
         switch shape {
         case let .object(properties):
             return .object(TemplateObject(properties.map { ($0.name, example(of: $0.shape, definitions: definitions)) }))
+        case let .dictionary(values):
+            return .object(TemplateObject([("key", example(of: values, definitions: definitions))]))
         case let .array(items, minimumCount, maximumCount):
             let count = min(max(minimumCount, 1), maximumCount ?? Int.max)
             return .array(Array(repeating: example(of: items, definitions: definitions), count: count))
@@ -33,6 +35,8 @@ enum ShapeExamples {
             let present = properties.filter { object[$0.name] != nil }
             return object.keys == present.map(\.name) && properties.allSatisfy { $0.isOptional || object[$0.name] != nil }
                 && present.allSatisfy { conforms(object[$0.name]!, to: $0.shape, definitions: definitions) }
+        case let (.dictionary(values), .object(object)):
+            return object.keys.allSatisfy { conforms(object[$0]!, to: values, definitions: definitions) }
         case let (.array(items, minimumCount, maximumCount), .array(values)):
             return values.count >= minimumCount && values.count <= (maximumCount ?? Int.max)
                 && values.allSatisfy { conforms($0, to: items, definitions: definitions) }
