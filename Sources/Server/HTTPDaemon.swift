@@ -1,8 +1,10 @@
 // libmicrohttpd behind `HTTPHandler`. libmicrohttpd parses HTTP; this file only moves requests
 // and replies across. Its callbacks are C function pointers run on its one polling thread: each
 // finds its Swift objects through an unmanaged pointer, takes a lock, never awaits. A request
-// whose reply is not ready suspends its connection; the reply resumes it.
+// whose reply is not ready suspends its connection; the reply resumes it. A suspended connection's
+// socket is not polled by libmicrohttpd, so a thread of our own watches those for the client leaving.
 import CMicroHTTPD
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -60,6 +62,7 @@ public final class HTTPDaemon: Sendable {
         self.daemon = Mutex(MHDHandle(started))
         self.context = context
         self.port = Int(quanta_mhd_bound_port(started))
+        context.takeUnretainedValue().startWatchingDisconnects()
     }
 
     private static func start(_ address: UnsafePointer<sockaddr>, ipv6: Bool, context: Unmanaged<DaemonContext>) -> OpaquePointer? {
@@ -73,6 +76,7 @@ public final class HTTPDaemon: Sendable {
     /// stopped with a suspended connection), then the listening socket and all connections close.
     public func stop() {
         guard let d = daemon.withLock({ d -> MHDHandle? in defer { d = nil }; return d })?.pointer else { return }
+        context.takeUnretainedValue().stopWatchingDisconnects()
         context.takeUnretainedValue().releaseAll()
         MHD_stop_daemon(d)
         context.release()
@@ -94,6 +98,7 @@ final class DaemonContext: Sendable {
     let handler: any HTTPHandler
     let limits: HTTPDaemon.Limits
     private let live = Mutex<[ObjectIdentifier: ConnectionContext]>([:])
+    private let watching = Mutex(true)
 
     init(handler: any HTTPHandler, limits: HTTPDaemon.Limits) {
         self.handler = handler
@@ -107,6 +112,27 @@ final class DaemonContext: Sendable {
     func releaseAll() {
         for c in live.withLock({ Array($0.values) }) { c.abortAndRelease() }
     }
+
+    /// Watches, on a thread of its own, the sockets of the connections suspended until their whole
+    /// reply is ready: poll(2) wakes as soon as a client closes, and its request is aborted (within
+    /// the token being computed) and its connection woken. The list is re-read every 10 ms.
+    func startWatchingDisconnects() {
+        Thread.detachNewThread { [self] in
+            while watching.withLock({ $0 }) {
+                let waiting = live.withLock { $0.values.filter { $0.socket >= 0 && $0.awaitsWholeReply } }
+                guard !waiting.isEmpty else {
+                    usleep(10_000)
+                    continue
+                }
+                let sockets = waiting.prefix(1024).map(\.socket)
+                var closed = [UInt8](repeating: 0, count: sockets.count)
+                guard quanta_wait_for_peer_close(sockets, &closed, Int32(sockets.count), 10) > 0 else { continue }
+                for (c, flag) in zip(waiting, closed) where flag != 0 { c.clientLeft() }
+            }
+        }
+    }
+
+    func stopWatchingDisconnects() { watching.withLock { $0 = false } }
 }
 
 /// One request on one connection, from its headers to its completion.
@@ -120,6 +146,8 @@ final class ConnectionContext: Sendable {
         var stream: EventStreamBody?
     }
     nonisolated(unsafe) let connection: OpaquePointer
+    /// The connection's socket, for the disconnect watcher (-1: unknown, not watched).
+    let socket: Int32
     let method: String
     let path: String
     let headers: [String: String]
@@ -128,6 +156,7 @@ final class ConnectionContext: Sendable {
 
     init(connection: OpaquePointer, method: String, path: String, headers: [String: String]) {
         self.connection = connection
+        socket = quanta_mhd_connection_fd(connection)
         self.method = method
         self.path = path
         self.headers = headers
@@ -183,12 +212,28 @@ final class ConnectionContext: Sendable {
         }
     }
 
-    /// The client went away (or the server stops): cancel the work, wake the connection.
+    /// Whether the connection is suspended until its whole reply is ready (not a stream's wait).
+    var awaitsWholeReply: Bool { state.withLock { $0.suspended && $0.reply == nil } }
+
+    /// The server stops: cancel the work, wake the connection with a 503.
     func abortAndRelease() {
+        abortAndRelease(replying: #"{"error":{"message":"the server is stopping","type":"server_error","param":null,"code":"shutting_down"}}"#,
+                        status: 503)
+    }
+
+    /// The client closed its connection while waiting for a whole reply: cancel the work and wake
+    /// the connection, so libmicrohttpd finds the socket closed and ends the request (the reply,
+    /// nginx's 499, reaches nobody).
+    func clientLeft() {
+        abortAndRelease(replying: #"{"error":{"message":"the client closed the connection","type":"invalid_request_error","param":null,"code":"client_closed_request"}}"#,
+                        status: 499)
+    }
+
+    private func abortAndRelease(replying body: String, status: Int) {
         abort.fire()
         let stream = state.withLock { s -> EventStreamBody? in
             if s.suspended && s.reply == nil {
-                s.reply = .full(status: 503, headers: [], body: Array(#"{"error":{"message":"the server is stopping","type":"server_error","param":null,"code":"shutting_down"}}"#.utf8))
+                s.reply = .full(status: status, headers: [], body: Array(body.utf8))
                 s.suspended = false
                 MHD_resume_connection(connection)
             }

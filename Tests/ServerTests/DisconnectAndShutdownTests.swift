@@ -4,9 +4,9 @@ import Testing
 import Glibc
 #endif
 
-/// A client that disconnects mid-stream, and SIGTERM with a request in flight. One slot and no
-/// queue (`-np 1 --queue 0`), so a slot that is not freed shows as a 503. Time cap: about 20 s
-/// (two model loads, about 200 tokens).
+/// A client that disconnects mid-stream or while waiting for a whole answer, and SIGTERM with a
+/// request in flight. One slot and no queue (`-np 1 --queue 0`), so a slot that is not freed shows
+/// as a 503. Time cap: about 30 s (three model loads, about 250 tokens).
 @Suite(.serialized) struct DisconnectAndShutdownTests {
     @Test func aDisconnectCancelsTheRequestAndFreesTheSlot() throws {
         let server = try ServerProcess(["-np", "1", "--queue", "0"])
@@ -31,6 +31,37 @@ import Glibc
         let line = metrics.split(separator: "\n").first { $0.hasPrefix("quanta_completion_tokens_total ") }
         let generated = try #require(Int(line?.split(separator: " ").last ?? "")) - 2
         #expect(generated <= received + 3, "generated \(generated), the client had \(received) events")
+    }
+
+    @Test func aClientLeavingAWholeRequestCancelsItAndFreesTheSlot() throws {
+        let server = try ServerProcess(["-np", "1", "--queue", "0"])
+        defer { #expect(server.terminate() == 0) }
+        let chat = server.baseURL + "/v1/chat/completions"
+        // Not streamed: the connection waits, suspended, for the whole answer of up to 400 tokens.
+        let body = #"{"messages":[{"role":"user","content":"Write a long story about a dragon."}],"max_tokens":400,"temperature":0}"#
+        let (client, output) = try startStream(chat, body: body)
+        defer { try? FileManager.default.removeItem(at: output) }
+        // Once it has the slot (the metrics say so; a probing request could take the slot first),
+        // the client goes away.
+        var busy = false
+        for _ in 0..<2000 where !busy {
+            busy = try curl(server.baseURL + "/metrics", method: "GET").body.contains("quanta_slots_busy 1")
+            if !busy { usleep(5_000) }
+        }
+        try #require(busy, "the request never took the slot")
+        kill(client.processIdentifier, SIGKILL)
+        client.waitUntilExit()
+        _ = try refusalsBeforeAccepted(chat)
+        let metrics = try curl(server.baseURL + "/metrics", method: "GET").body
+        #expect(metrics.contains("quanta_requests_cancelled_total 1"), "\(metrics)")
+        #expect(metrics.contains("quanta_slots_busy 0"))
+        // Tokens generated: the cancelled request's and the two of the one after it. Left running, the
+        // request writes far more (the streamed test above sees its story go on); cancelled, it
+        // stops a few tokens after the client is killed, which follows the slot being seen busy.
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("quanta_completion_tokens_total ") }
+        let generated = try #require(Int(line?.split(separator: " ").last ?? "")) - 2
+        #expect(generated < 100, "generated \(generated) of 400 tokens after the client left")
+        #expect(try String(contentsOf: output, encoding: .utf8).isEmpty, "the client got no answer")
     }
 
     @Test func sigtermLetsTheRequestInFlightFinishAndExitsZero() throws {
