@@ -196,15 +196,30 @@ void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, 
 
 // MARK: - Dispatch and threading (dispatch.c, parallel.c)
 
-/// Kernel paths. The first four are ordered by speed and chosen by CPUID; the emulated ones are
-/// the AVX-512 kernel source compiled against SIMDe (portable intrinsics) and the AMX kernel over
-/// the portable tile layer, so both are testable on any x86-64 CPU with AVX2. They are never
-/// chosen automatically, only by request.
+/// Kernel paths. The first four are ordered by speed and chosen by CPUID, the ARM64 ones (last)
+/// by the CPU's reported features; the emulated ones are the AVX-512 kernel source compiled
+/// against SIMDe (portable intrinsics) and the AMX kernel over the portable tile layer, so both
+/// are testable on any x86-64 CPU with AVX2. They are never chosen automatically, only by request.
 typedef enum {
     CK_PATH_REF = 0, CK_PATH_AVX2 = 1, CK_PATH_AVX512 = 2, CK_PATH_AMX = 3,
     CK_PATH_AVX512_EMU = 4, CK_PATH_AMX_EMU = 5,
+    CK_PATH_NEON = 6, CK_PATH_DOTPROD = 7, CK_PATH_I8MM = 8,
     CK_PATH_COUNT
 } ck_kernel_path;
+
+/// The ARM64 paths (ARMv8.0 NEON; + SDOT; + USMMLA), ordered by speed, chosen from the CPU's
+/// reported features (cpu_features_neon.c); never supported on x86-64.
+int ck_arm_path_supported(int p);
+/// ARM64 kernels (matmul_neon.c, matmul_dotprod.c, matmul_i8mm.c, quantize_act_neon.c), defined
+/// on aarch64 only: the integer formats over the repacked layout (other formats go to
+/// ck_matmul_ref), same contract and bits as ck_matmul_ref; the quantizer as ck_quantize_act_ref.
+void ck_matmul_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_dotprod(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_i8mm(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_quantize_act_neon(const ck_act *a, int64_t m0, int64_t m1);
+/// MXFP8 weights on every ARM64 path (matmul_fp8_neon.c): codes to fp32 by FP16 conversion, fp32
+/// accumulation in the reference's order; same contract and bits as ck_matmul_ref.
+void ck_matmul_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 
 /// Best path this CPU supports (CPUID, and for AMX the kernel's tile-data permission), ignoring
 /// overrides.
@@ -212,8 +227,8 @@ ck_kernel_path ck_best_kernel_path(void);
 /// Whether this CPU (and kernel) can run path p.
 int ck_kernel_path_supported(int p);
 /// The active path: the override if set, else QUANTA_KERNEL_PATH=ref|avx2|avx512|amx|avx512-emu|
-/// amx-emu (read once), else the best supported. A request the CPU cannot run is lowered to the
-/// best supported path.
+/// amx-emu|neon|dotprod|i8mm (read once), else the best supported. A request the CPU cannot run
+/// is lowered to the best supported path.
 ck_kernel_path ck_kernel_path_get(void);
 /// Forces a path (-1 clears the override). Returns the path actually in effect.
 ck_kernel_path ck_kernel_path_set(int path);
@@ -241,6 +256,16 @@ void ck_prefill_fp8_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
                            int nthreads, int64_t min_parallel_macs);
 void ck_prefill_fp8_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                                int nthreads, int64_t min_parallel_macs);
+
+/// The ARM64 kernels under the same driver (aarch64 only).
+void ck_prefill_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                     int nthreads, int64_t min_parallel_macs);
+void ck_prefill_dotprod(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                        int nthreads, int64_t min_parallel_macs);
+void ck_prefill_i8mm(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                     int nthreads, int64_t min_parallel_macs);
+void ck_prefill_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                         int nthreads, int64_t min_parallel_macs);
 
 /// The reference kernel split over N in whole 16-row groups (matmul_threaded.c): ref's prefill.
 void ck_prefill_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,

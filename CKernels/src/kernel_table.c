@@ -34,13 +34,16 @@ int ck_kernel_path_supported(int p) {
     // Emulated AVX-512 still runs the AVX2 kernels for what it does not cover (the GGUF
     // activation schemes, row ops).
     case CK_PATH_AVX512_EMU: case CK_PATH_AMX_EMU: return cpu_has_avx2();
+    case CK_PATH_NEON: case CK_PATH_DOTPROD: case CK_PATH_I8MM: return ck_arm_path_supported(p);
     default: return 0;
     }
 }
 
 ck_kernel_path ck_best_kernel_path(void) {
-    for (int p = CK_PATH_AMX; p > CK_PATH_REF; p--)
-        if (ck_kernel_path_supported(p)) return (ck_kernel_path)p;
+    static const ck_kernel_path fastest_first[] = {CK_PATH_AMX, CK_PATH_AVX512, CK_PATH_AVX2,
+                                                   CK_PATH_I8MM, CK_PATH_DOTPROD, CK_PATH_NEON};
+    for (size_t i = 0; i < sizeof fastest_first / sizeof fastest_first[0]; i++)
+        if (ck_kernel_path_supported(fastest_first[i])) return fastest_first[i];
     return CK_PATH_REF;
 }
 
@@ -128,19 +131,39 @@ ck_kernel_path ck_kernel_path_set(int path) {
                              .attention_values_q8_0 = ck_attention_values_q8_0_avx512_emu, \
                              .attention_softmax = ck_attention_softmax_avx512_emu
 
+/// The ARM64 paths: their integer kernels and quantizer, the MXFP8 kernel they share, row ops,
+/// KV stores and attention the reference's (ROWS_REF). Elsewhere than aarch64 the kernels are
+/// not built and the tables name the reference ones (the paths are never supported there).
+#if defined(__aarch64__)
+#define ARM_INTS(DECODE, PREFILL) INTS(((ck_format_kernels){DECODE, PREFILL}))
+#define ARM_FP8 ((ck_format_kernels){ck_matmul_fp8_neon, ck_prefill_fp8_neon})
+#define ARM_QUANT {[CK_ACT_Q8_32] = ck_quantize_act_neon, [CK_ACT_Q8_0] = ck_quantize_act_neon, \
+                   [CK_ACT_Q8_1] = ck_quantize_act_neon, [CK_ACT_Q8_K] = ck_quantize_act_neon}
+#else
+#define ARM_INTS(DECODE, PREFILL) INTS(REF_ALL)
+#define ARM_FP8 REF_ALL
+#define ARM_QUANT REF_QUANT
+#endif
+#define REF_QUANT {[CK_ACT_Q8_32] = ck_quantize_act_ref, [CK_ACT_Q8_0] = ck_quantize_act_ref, \
+                   [CK_ACT_Q8_1] = ck_quantize_act_ref, [CK_ACT_Q8_K] = ck_quantize_act_ref}
+#define ROWS_REF .rms_norm_vectors = ck_rms_norm_vectors_ref, \
+                 .kv_store = {[CK_KV_F16] = ck_kv_store_f16_ref, [CK_KV_Q8_0] = ck_kv_store_q8_0_ref, \
+                              [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3}, \
+                 .attention_head = {ck_attention_head_ref, ck_attention_head_ref, ck_attention_head_ref}, \
+                 .attention_prefill = ck_attention_heads, \
+                 .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}
+/// The reference path's table: every kernel the scalar specification.
+#define REF_TABLE(PATH, NAME)                                                                            \
+    [PATH] = {PATH, NAME, {INTS(REF_ALL), [CK_WF_F32] = REF_ALL, [CK_WF_F16] = REF_ALL,                    \
+                           [CK_WF_MXFP8_E4M3] = REF_ALL, [CK_WF_MXFP8_E5M2] = REF_ALL},                  \
+              REF_QUANT, ck_swiglu_ref, ck_geglu_ref, ROWS_REF}
+#define ARM_TABLE(PATH, NAME, DECODE, PREFILL)                                                           \
+    [PATH] = {PATH, NAME, {ARM_INTS(DECODE, PREFILL), [CK_WF_F32] = SGEMM, [CK_WF_F16] = SGEMM,          \
+                           [CK_WF_MXFP8_E4M3] = ARM_FP8, [CK_WF_MXFP8_E5M2] = ARM_FP8},                  \
+              ARM_QUANT, ck_swiglu_ref, ck_geglu_ref, ROWS_REF}
+
 static const ck_path_kernels tables[CK_PATH_COUNT] = {
-    [CK_PATH_REF] = {CK_PATH_REF, "ref",
-                     {INTS(REF_ALL), [CK_WF_F32] = REF_ALL, [CK_WF_F16] = REF_ALL,
-                      [CK_WF_MXFP8_E4M3] = REF_ALL, [CK_WF_MXFP8_E5M2] = REF_ALL},
-                     {[CK_ACT_Q8_32] = ck_quantize_act_ref, [CK_ACT_Q8_0] = ck_quantize_act_ref,
-                      [CK_ACT_Q8_1] = ck_quantize_act_ref, [CK_ACT_Q8_K] = ck_quantize_act_ref},
-                     ck_swiglu_ref, ck_geglu_ref,
-                     .rms_norm_vectors = ck_rms_norm_vectors_ref,
-                     .kv_store = {[CK_KV_F16] = ck_kv_store_f16_ref, [CK_KV_Q8_0] = ck_kv_store_q8_0_ref,
-                                  [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3},
-                     .attention_head = {ck_attention_head_ref, ck_attention_head_ref, ck_attention_head_ref},
-                     .attention_prefill = ck_attention_heads,
-                     .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}},
+    REF_TABLE(CK_PATH_REF, "ref"),
     [CK_PATH_AVX2] = {CK_PATH_AVX2, "avx2",
                       {INTS(((ck_format_kernels){ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FP8_AVX2},
                       QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX2, ATTENTION_AVX2},
@@ -159,6 +182,9 @@ static const ck_path_kernels tables[CK_PATH_COUNT] = {
                           FP8_AVX512_EMU},
                          QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512_EMU,
                          ATTENTION_AVX512_EMU},
+    ARM_TABLE(CK_PATH_NEON, "neon", ck_matmul_neon, ck_prefill_neon),
+    ARM_TABLE(CK_PATH_DOTPROD, "dotprod", ck_matmul_dotprod, ck_prefill_dotprod),
+    ARM_TABLE(CK_PATH_I8MM, "i8mm", ck_matmul_dotprod, ck_prefill_i8mm),   // one row: SDOT, no wasted half
 };
 
 const ck_path_kernels *ck_kernels(ck_kernel_path p) {

@@ -116,16 +116,18 @@ public enum ScaleFormat: String, Sendable {
 /// over the portable tile layer: for testing on CPUs without those units, never chosen by default.
 public enum KernelPath: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case ref = 0, avx2 = 1, avx512 = 2, amx = 3, avx512Emulated = 4, amxEmulated = 5
+    /// ARM64: plain NEON (ARMv8.0), the dot-product extension (SDOT), the int8 matrix multiply (USMMLA).
+    case neon = 6, dotprod = 7, i8mm = 8
 
     /// Whether this CPU (and OS, for AMX's tile permission) runs the path.
     public var isSupported: Bool { ck_kernel_path_supported(rawValue) != 0 }
 
-    /// The fastest path this CPU supports (CPUID).
+    /// The fastest path this CPU supports (CPUID; on ARM64 the reported features).
     public static var best: KernelPath { KernelPath(rawValue: Int32(ck_best_kernel_path().rawValue))! }
 
     /// The path used when a call does not name one: the `force` override, else
-    /// `QUANTA_KERNEL_PATH=ref|avx2|avx512|amx|avx512-emu|amx-emu` (read once), else the best
-    /// supported. Requests the CPU cannot run are lowered to the best supported path.
+    /// `QUANTA_KERNEL_PATH=ref|avx2|avx512|amx|avx512-emu|amx-emu|neon|dotprod|i8mm` (read once),
+    /// else the best supported. Requests the CPU cannot run are lowered to the best supported path.
     public static var active: KernelPath { KernelPath(rawValue: Int32(ck_kernel_path_get().rawValue))! }
 
     /// Forces the process-wide path (nil restores the environment/CPUID choice); returns the path in effect.
@@ -142,6 +144,9 @@ public enum KernelPath: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .amx: return "amx"
         case .avx512Emulated: return "avx512-emu"
         case .amxEmulated: return "amx-emu"
+        case .neon: return "neon"
+        case .dotprod: return "dotprod"
+        case .i8mm: return "i8mm"
         }
     }
 }

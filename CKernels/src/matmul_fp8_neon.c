@@ -1,0 +1,65 @@
+// ARM64 matmul of MXFP8 weights (E4M3 / E5M2) with fp32 activations, every ARM path (ARMv8.0
+// has what it needs). The 8-bit codes become exact fp32 values through FP16 conversion (FCVTL),
+// not FP16 arithmetic: an E5M2 code is the top byte of the binary16 with the same value; an E4M3
+// code's sign and 7 exponent/mantissa bits shifted into a binary16 give its value times 2^-8
+// (subnormals included), so one exact multiply by 256 follows. Code S.1111.111 (E4M3 NaN) reads
+// as 480 and the repacked block scale is NaN (repack.c), so the output is NaN as in the reference.
+// Per output and block, in k order: p = fma(w[i], x[i], p); then acc = fma(scale, p, acc): the
+// reference's operations (matmul_ref.c), so its bits. The repacked codes are k-major (one 16-byte
+// load = one k of 16 rows); a block is converted once per tile of activation rows.
+#pragma STDC FP_CONTRACT OFF
+
+#include "matmul_neon_common.h"
+
+#if defined(__aarch64__)
+
+/// 16 codes (one k, 16 rows) -> 16 fp32 values in out[0..15].
+static inline void fp8_to_fp32(uint8x16_t c, int e4m3, float out[16]) {
+    uint16x8_t h[2];
+    if (e4m3) {
+        const uint8x16_t sign = vandq_u8(c, vdupq_n_u8(0x80)), mag = vandq_u8(c, vdupq_n_u8(0x7F));
+        h[0] = vorrq_u16(vshll_n_u8(vget_low_u8(sign), 8), vshlq_n_u16(vmovl_u8(vget_low_u8(mag)), 7));
+        h[1] = vorrq_u16(vshll_n_u8(vget_high_u8(sign), 8), vshlq_n_u16(vmovl_high_u8(mag), 7));
+    } else {
+        h[0] = vshll_n_u8(vget_low_u8(c), 8);
+        h[1] = vshll_high_n_u8(c, 8);
+    }
+    for (int p = 0; p < 2; p++) {
+        float32x4_t lo = vcvt_f32_f16(vreinterpret_f16_u16(vget_low_u16(h[p])));
+        float32x4_t hi = vcvt_high_f32_f16(vreinterpretq_f16_u16(h[p]));
+        if (e4m3) { lo = vmulq_n_f32(lo, 256.0f); hi = vmulq_n_f32(hi, 256.0f); }
+        vst1q_f32(out + 8 * p, lo);
+        vst1q_f32(out + 8 * p + 4, hi);
+    }
+}
+
+void ck_matmul_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+    if (w->format != CK_WF_MXFP8_E4M3 && w->format != CK_WF_MXFP8_E5M2) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
+    const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
+    const int64_t nb = d->k / 32;
+    if (n1 > d->n) n1 = d->n;
+    float acc[NEON_ROW_TILE][16], wf[32][16];
+    for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
+        for (int64_t m0 = 0; m0 < d->m; m0 += NEON_ROW_TILE) {
+            const int64_t mt = d->m - m0 < NEON_ROW_TILE ? d->m - m0 : NEON_ROW_TILE;
+            memset(acc, 0, sizeof acc);
+            for (int64_t b = 0; b < nb; b++) {
+                const uint8_t *codes = w->qs + (g * nb + b) * 32 * CK_R;
+                const float *scale = (const float *)w->dw + (g * nb + b) * CK_R;
+                for (int i = 0; i < 32; i++) fp8_to_fp32(vld1q_u8(codes + CK_R * i), e4m3, wf[i]);
+                for (int64_t t = 0; t < mt; t++) {
+                    const float *x = a->x + (m0 + t) * d->k + 32 * b;
+                    float32x4_t p[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0)};
+                    for (int i = 0; i < 32; i++) {
+                        const float32x4_t xi = vdupq_n_f32(x[i]);
+                        for (int r = 0; r < 4; r++) p[r] = vfmaq_f32(p[r], vld1q_f32(wf[i] + 4 * r), xi);
+                    }
+                    for (int r = 0; r < 4; r++)
+                        vst1q_f32(acc[t] + 4 * r, vfmaq_f32(vld1q_f32(acc[t] + 4 * r), vld1q_f32(scale + 4 * r), p[r]));
+                }
+            }
+            for (int64_t t = 0; t < mt; t++) neon_store(d, y, m0 + t, g, n1, acc[t]);
+        }
+}
+
+#endif

@@ -1,0 +1,135 @@
+// Private to the ARM64 matmul kernels (matmul_neon.c, matmul_dotprod.c, matmul_i8mm.c): the
+// repacked weights of one (16-row group, 32-block) in NEON registers, the canonical fp32 epilogue
+// of ck_matmul.h on 16 outputs, and the loop over groups and activation rows that every ARM path
+// shares. A path supplies only the integer dots of a block (its `block_dots` / pair kernel).
+#pragma STDC FP_CONTRACT OFF
+#ifndef CK_MATMUL_NEON_COMMON_H
+#define CK_MATMUL_NEON_COMMON_H
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#include <string.h>
+#include "ck_matmul.h"
+
+/// One repacked block as bytes: v[4j + i] = rows 4i..4i+3 x u[4j..4j+3] (quad j of ck_weights.qs,
+/// 16 bytes per register, row-major 4 bytes per row: the operand shape of SDOT's lane form).
+typedef struct { uint8x16_t v[32]; } neon_block;
+
+/// Activation rows per tile: their accumulators (tile x 16 fp32) stay in one 4 KiB stack array
+/// while the group's blocks stream past once per tile.
+enum { NEON_ROW_TILE = 64 };
+
+/// Unpacks block i0 (= group * nb + block) of w into o, from whichever layout w holds (bytes,
+/// packed4, Q5_0's compact copy). Values are the canonical unsigned u (0..255).
+static inline void neon_unpack_block(const ck_weights *w, const ck_format_info *info, int64_t i0, neon_block *o) {
+    if (w->qs_dec) {   // Q5_0: nibbles as packed4, fifth bits bit-sliced in row order (repack.c)
+        const uint8_t *c = w->qs_dec + i0 * CK_Q5_0_COMPACT_BYTES;
+        const uint8x16_t lo4 = vdupq_n_u8(15), bit4 = vdupq_n_u8(16);
+        for (int i = 0; i < 4; i++) {
+            const uint8x16_t bits = vld1q_u8(c + 256 + 16 * i);
+            for (int j = 0; j < 4; j++) {
+                const uint8x16_t nib = vld1q_u8(c + 64 * j + 16 * i);
+                // bit j moves to bit 4 (shift left 4 - j), bit 4 + j to bit 4 (shift right j)
+                const uint8x16_t hi_lo = vandq_u8(vshlq_u8(bits, vdupq_n_s8((int8_t)(4 - j))), bit4);
+                const uint8x16_t hi_hi = vandq_u8(vshlq_u8(bits, vdupq_n_s8((int8_t)-j)), bit4);
+                o->v[4 * j + i] = vorrq_u8(vandq_u8(nib, lo4), hi_lo);
+                o->v[4 * (4 + j) + i] = vorrq_u8(vshrq_n_u8(nib, 4), hi_hi);
+            }
+        }
+    } else if (info->packed4) {   // quad j's low nibbles are quad j, its high nibbles quad 4 + j
+        const uint8_t *q = w->qs + i0 * 256;
+        for (int x = 0; x < 16; x++) {
+            const uint8x16_t nib = vld1q_u8(q + 16 * x);
+            o->v[x] = vandq_u8(nib, vdupq_n_u8(15));
+            o->v[16 + x] = vshrq_n_u8(nib, 4);
+        }
+    } else {
+        const uint8_t *q = w->qs + i0 * 512;
+        for (int x = 0; x < 32; x++) o->v[x] = vld1q_u8(q + 16 * x);
+    }
+}
+
+/// The block's values as signed bytes for the s8 x s8 instructions: u fits in int8 for every
+/// format but the offset-128 ones (Q8_0, MXINT8), whose u - 128 (a flipped top bit) is taken
+/// instead; the caller adds 128 * sum(q) back to the integer dot (exact in int32).
+static inline void neon_signed_block(const ck_format_info *info, neon_block *b) {
+    if (info->off != 128) return;
+    for (int x = 0; x < 32; x++) b->v[x] = veorq_u8(b->v[x], vdupq_n_u8(0x80));
+}
+
+/// Four block scales (fp16 bits or fp32, per ck_format_info.half_scales) at element index i.
+static inline float32x4_t neon_scales(const void *p, int half, int64_t i) {
+    if (half) return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p + i)));
+    return vld1q_f32((const float *)p + i);
+}
+
+/// The canonical epilogue (ck_matmul.h) of block i0 for 16 outputs: dot[s][r] holds the integer
+/// dots of rows 4r..4r+3 over scale half s (s = 0 only, unless nsc == 2); meta the activation
+/// block's {da, da*sum, da*sum_lo, da*sum_hi}. vfmaq_f32(a, b, c) is fmaf(b, c, a), one rounding.
+static inline void neon_epilogue(const ck_format_info *info, const ck_weights *w, int64_t i0, const int32x4_t dot[2][4],
+                                 const float *meta, float acc[16]) {
+    const float32x4_t da = vdupq_n_f32(meta[0]), negoff = vdupq_n_f32((float)(-info->off));
+    for (int r = 0; r < 4; r++) {
+        float32x4_t s = vld1q_f32(acc + 4 * r);
+        const float32x4_t dw0 = neon_scales(w->dw, info->half_scales, (i0 * info->nsc) * CK_R + 4 * r);
+        s = vfmaq_f32(s, vmulq_f32(vcvtq_f32_s32(dot[0][r]), dw0), da);
+        if (info->nsc == 1) {
+            const float32x4_t mw = info->has_min ? neon_scales(w->mw, info->half_scales, i0 * CK_R + 4 * r)
+                                                 : vmulq_f32(dw0, negoff);
+            s = vfmaq_f32(s, mw, vdupq_n_f32(meta[1]));
+        } else {
+            const float32x4_t dw1 = neon_scales(w->dw, info->half_scales, (i0 * 2 + 1) * CK_R + 4 * r);
+            s = vfmaq_f32(s, vmulq_f32(vcvtq_f32_s32(dot[1][r]), dw1), da);
+            s = vfmaq_f32(s, vmulq_f32(dw0, negoff), vdupq_n_f32(meta[2]));
+            s = vfmaq_f32(s, vmulq_f32(dw1, negoff), vdupq_n_f32(meta[3]));
+        }
+        vst1q_f32(acc + 4 * r, s);
+    }
+}
+
+/// Adds 128 * sum(q) to every dot of an offset-128 format computed on signed bytes.
+static inline void neon_offset_fix(const ck_format_info *info, int32_t sum, int32x4_t dot[2][4]) {
+    if (info->off != 128) return;
+    for (int r = 0; r < 4; r++) dot[0][r] = vaddq_s32(dot[0][r], vdupq_n_s32(128 * sum));
+}
+
+/// Writes (or adds, when accumulating) the tile's outputs for rows [r0, r1) of group g.
+static inline void neon_store(const ck_matmul_desc *d, float *y, int64_t m, int64_t g, int64_t n1, const float acc[16]) {
+    float *out = y + m * d->n;
+    for (int r = 0; r < CK_R && g * CK_R + r < n1; r++)
+        out[g * CK_R + r] = d->accumulate ? out[g * CK_R + r] + acc[r] : acc[r];
+}
+
+/// A kernel with ck_matmul_kernel's contract from a path's BLOCK_DOTS(block, q, nsc, dot): the
+/// integer dots of one block against one activation row's 32 int8 values (signed weight bytes,
+/// see neon_signed_block). Every output is the canonical sequence, blocks in order; groups of 16
+/// columns outside, tiles of activation rows inside, so a block is unpacked once per tile.
+#define NEON_ROW_KERNEL(NAME, ATTR, BLOCK_DOTS)                                                                     \
+    ATTR void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) { \
+        const ck_format_info info = ck_weight_format_info(w->format);                                             \
+        if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }                                       \
+        const int64_t nb = d->k / 32;                                                                             \
+        if (n1 > d->n) n1 = d->n;                                                                                 \
+        float acc[NEON_ROW_TILE][16];                                                                             \
+        for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)                                                           \
+            for (int64_t m0 = 0; m0 < d->m; m0 += NEON_ROW_TILE) {                                                \
+                const int64_t mt = d->m - m0 < NEON_ROW_TILE ? d->m - m0 : NEON_ROW_TILE;                         \
+                memset(acc, 0, sizeof acc);                                                                       \
+                for (int64_t b = 0; b < nb; b++) {                                                                \
+                    neon_block blk;                                                                               \
+                    neon_unpack_block(w, &info, g * nb + b, &blk);                                                \
+                    neon_signed_block(&info, &blk);                                                               \
+                    for (int64_t i = 0; i < mt; i++) {                                                            \
+                        const int64_t m = m0 + i;                                                                 \
+                        int32x4_t dot[2][4];                                                                      \
+                        BLOCK_DOTS(&blk, a->q + m * d->k + 32 * b, info.nsc, dot);                                \
+                        neon_offset_fix(&info, a->sums[m * nb + b], dot);                                         \
+                        neon_epilogue(&info, w, g * nb + b, dot, a->meta + (m * nb + b) * 4, acc[i]);             \
+                    }                                                                                             \
+                }                                                                                                 \
+                for (int64_t i = 0; i < mt; i++) neon_store(d, y, m0 + i, g, n1, acc[i]);                         \
+            }                                                                                                     \
+    }
+
+#endif
+#endif
