@@ -18,16 +18,23 @@ SWIFT ?= swift
 RELEASE := -c release
 TEST_FLAGS := $(RELEASE) -Xswiftc -enable-testing
 
-.PHONY: all bench test check-history check-history-selftest deps models models-default build consumer-check clean fuzz fuzz-macros test-serve-load
+.PHONY: all bench test test-arm64 check-history check-history-selftest deps models models-default build consumer-check clean fuzz fuzz-macros test-serve-load
 
 all: build
 
 bench: deps models-default build
 	$(SWIFT) run $(RELEASE) bench $(ARGS)
 
-test: check-history deps models
+test: check-history deps models test-arm64
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
+
+# The C kernels cross-compiled for aarch64 and run under qemu-user on three CPU models (NEON,
+# dotprod, i8mm), every output equal to the x86 reference's bits (scripts/test-arm64, < 3 min).
+ARM64_APT_PACKAGES := qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+test-arm64:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(ARM64_APT_PACKAGES)" PIP_PACKAGES=
+	scripts/test-arm64
 
 # `quanta serve` under load (not in `make test`): 200 requests, 8 at a time, on 2 slots, streamed
 # and whole, some cancelled midway, some disconnected while queued; every request a valid answer

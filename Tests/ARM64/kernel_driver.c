@@ -1,0 +1,381 @@
+// The C kernels' cross-architecture check. Built natively on x86-64 it writes the golden outputs
+// of the reference kernels (`golden`: one "case hash" line per case); built for aarch64 and run
+// under qemu-user (`check GOLDEN CPU`) it recomputes every case with the reference kernels and
+// with each ARM path the CPU reports, and compares each hash with the golden one. So an ARM path
+// must equal the x86 reference bit for bit, and the aarch64 reference must equal the x86 one
+// (the FP-contraction guard). NaNs hash as one pattern: x86 and ARM generate different default
+// NaN bits (sign), and the contract is "NaN where the reference has NaN".
+// Runs serially: the libomp entry points the thread pool calls are stubbed below (the arm64
+// cross packages have no libomp); every case uses one thread. Time cap: the whole run under the
+// three qemu CPUs stays below 3 minutes (scripts/test-arm64).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ck_matmul.h"
+#include "ck_convert.h"
+#include "ck_mx.h"
+#include "ck_ops.h"
+
+// MARK: - Serial stand-ins for libomp (parallel.c calls these only for more than one thread)
+
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags) {
+    (void)num_threads; (void)flags;
+    fn(data);
+}
+int omp_get_thread_num(void) { return 0; }
+int omp_get_num_threads(void) { return 1; }
+
+// MARK: - Hashing and the golden table
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+static uint64_t hash_bytes(const void *p, size_t n) { return fnv(0xcbf29ce484222325ULL, p, n); }
+/// fp32 values with every NaN as 0x7fc00000.
+static uint64_t hash_floats(const float *x, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        if (isnan(x[i])) u = 0x7fc00000u;
+        h = fnv(h, &u, 4);
+    }
+    return h;
+}
+
+enum { MAX_CASES = 4096, MAX_PATHS = 16 };
+static int golden_mode;
+static char golden_name[MAX_CASES][96];
+static uint64_t golden_hash[MAX_CASES];
+static int golden_count;
+static const char *path_names[MAX_PATHS];
+static int passed[MAX_PATHS], failed[MAX_PATHS], npaths;
+
+static int path_index(const char *path) {
+    for (int i = 0; i < npaths; i++)
+        if (!strcmp(path_names[i], path)) return i;
+    path_names[npaths] = strdup(path);
+    return npaths++;
+}
+
+/// Golden mode: prints ref's hash. Check mode: compares `path`'s hash with the golden one.
+static void record(const char *name, const char *path, uint64_t h) {
+    if (golden_mode) {
+        if (!strcmp(path, "ref")) printf("%s %016llx\n", name, (unsigned long long)h);
+        return;
+    }
+    const int p = path_index(path);
+    for (int i = 0; i < golden_count; i++)
+        if (!strcmp(golden_name[i], name)) {
+            if (golden_hash[i] == h) { passed[p]++; return; }
+            printf("MISMATCH %s on %s: %016llx, golden %016llx\n", name, path, (unsigned long long)h,
+                   (unsigned long long)golden_hash[i]);
+            failed[p]++;
+            return;
+        }
+    printf("MISSING %s (not in the golden file)\n", name);
+    failed[p]++;
+}
+
+// MARK: - Inputs
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint32_t next_u32(void) {
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+static float uniform(float lo, float hi) { return lo + (hi - lo) * (float)(next_u32() >> 8) * (1.0f / 16777216.0f); }
+
+/// fp16 block scales: mostly normal (2^-12 .. 2), one block in four an edge value.
+static ck_half half_scale(int edges) {
+    static const ck_half edge[] = {0x0000, 0x8000, 0x0001, 0x03ff, 0x7bff, 0xfbff, 0x7c00, 0x7e00, 0x0400};
+    if (edges && next_u32() % 4 == 0) return edge[next_u32() % (sizeof edge / sizeof edge[0])];
+    return (ck_half)(((next_u32() & 1) << 15) | ((3 + next_u32() % 14) << 10) | (next_u32() & 0x3ff));
+}
+/// ue8m0 scales: 2^-7 .. 2^3, or an edge (smallest, largest, 1, NaN code).
+static uint8_t e8m0_scale(int edges) {
+    static const uint8_t edge[] = {0, 1, 127, 253, 254, 255};
+    if (edges && next_u32() % 4 == 0) return edge[next_u32() % sizeof edge];
+    return (uint8_t)(120 + next_u32() % 11);
+}
+
+/// Random raw rows of format f with valid scales (edge values when `edges`).
+static void *make_weights(ck_weight_format f, int64_t n, int64_t k, int edges, int64_t *row_bytes) {
+    const ck_format_info info = ck_weight_format_info(f);
+    *row_bytes = k / info.block * info.block_bytes;
+    uint8_t *raw = malloc((size_t)(n * *row_bytes));
+    for (int64_t i = 0; i < n * *row_bytes; i++) raw[i] = (uint8_t)next_u32();
+    for (int64_t r = 0; r < n; r++) {
+        uint8_t *row = raw + r * *row_bytes;
+        if (f == CK_WF_F32) {
+            for (int64_t i = 0; i < k; i++) ((float *)row)[i] = uniform(-1, 1);
+            continue;
+        }
+        if (f == CK_WF_F16) {
+            for (int64_t i = 0; i < k; i++) ((ck_half *)row)[i] = ck_fp32_to_fp16(uniform(-1, 1));
+            continue;
+        }
+        for (int64_t b = 0; b < k / info.block; b++) {
+            uint8_t *blk = row + b * info.block_bytes;
+            ck_half h = half_scale(edges), h2 = half_scale(edges);
+            switch (f) {
+            case CK_WF_Q4_1: case CK_WF_Q4_K: memcpy(blk, &h, 2); memcpy(blk + 2, &h2, 2); break;
+            case CK_WF_Q4_0: case CK_WF_Q5_0: case CK_WF_Q8_0: memcpy(blk, &h, 2); break;
+            case CK_WF_Q6_K: memcpy(blk + 208, &h, 2); break;
+            default: blk[0] = e8m0_scale(edges); break;   // MX formats: e first
+            }
+        }
+    }
+    return raw;
+}
+
+/// Activations [m][k] in [-2, 2], with edge blocks when `edges`: zeros, tiny (~1e-38), huge
+/// (~1e30), one infinity, one NaN.
+static float *make_activations(int64_t m, int64_t k, int edges) {
+    float *x = malloc((size_t)(m * k) * sizeof(float));
+    for (int64_t i = 0; i < m * k; i++) x[i] = uniform(-2, 2);
+    if (edges)
+        for (int64_t b = 0; b < m * k / 32; b++) {
+            float *blk = x + 32 * b;
+            switch (next_u32() % 12) {
+            case 0: memset(blk, 0, 32 * sizeof(float)); break;
+            case 1: for (int i = 0; i < 32; i++) blk[i] *= 1e-38f; break;
+            case 2: for (int i = 0; i < 32; i++) blk[i] *= 1e30f; break;
+            case 3: blk[next_u32() % 32] = INFINITY; break;
+            case 4: blk[next_u32() % 32] = NAN; break;
+            default: break;
+            }
+        }
+    return x;
+}
+
+typedef struct { ck_act a; float *x; } act_buf;
+
+static act_buf quantized(ck_act_format fmt, int64_t m, int64_t k, int edges, ck_quantize_kernel quantize) {
+    act_buf b;
+    b.x = make_activations(m, k, edges);
+    b.a = (ck_act){b.x, malloc((size_t)(m * k)), malloc((size_t)(m * k / 32 * 4) * sizeof(float)),
+                   malloc((size_t)(m * k / 32) * sizeof(int32_t)), m, k, fmt};
+    if (fmt != CK_ACT_F32) quantize(&b.a, 0, m);
+    return b;
+}
+static void free_act(act_buf *b) { free(b->x); free(b->a.q); free(b->a.meta); free(b->a.sums); }
+
+// MARK: - The ARM paths this build checks
+
+typedef struct {
+    const char *name;
+    int path;                       ///< ck_kernel_path
+    ck_matmul_kernel decode;
+    ck_prefill_kernel prefill;
+    ck_quantize_kernel quantize;
+} arm_path;
+
+#if defined(__aarch64__)
+static const arm_path arm_paths[] = {
+    {"neon", CK_PATH_NEON, ck_matmul_neon, ck_prefill_neon, ck_quantize_act_neon},
+    {"dotprod", CK_PATH_DOTPROD, ck_matmul_dotprod, ck_prefill_dotprod, ck_quantize_act_neon},
+    {"i8mm", CK_PATH_I8MM, ck_matmul_i8mm, ck_prefill_i8mm, ck_quantize_act_neon},
+};
+enum { ARM_PATHS = 3 };
+#else
+static const arm_path arm_paths[1];
+enum { ARM_PATHS = 0 };
+#endif
+
+static int arm_enabled[3];
+
+// MARK: - Cases
+
+static void *aligned(size_t n) {
+    if (!n) return NULL;
+    void *p = aligned_alloc(64, (n + 63) / 64 * 64);
+    memset(p, 0, n);
+    return p;
+}
+
+static const char *format_name(ck_weight_format f) {
+    static const char *names[CK_WF_COUNT] = {"f32", "f16", "q4_0", "q4_1", "q5_0", "q8_0", "q4_K", "q6_K",
+                                             "mxint8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4"};
+    return names[f];
+}
+
+/// One matmul shape of format f: ref (golden), every enabled ARM path's kernel over two column
+/// ranges, and its threaded prefill driver (MXFP8: the kernel every ARM path shares; F32 / F16:
+/// the integer kernels hand them to the reference).
+static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int edges, int accumulate) {
+    const ck_format_info info = ck_weight_format_info(f);
+    char name[96];
+    snprintf(name, sizeof name, "matmul/%s/m%lld/n%lld/k%lld/%s%s", format_name(f), (long long)m, (long long)n,
+             (long long)k, edges ? "edges" : "plain", accumulate ? "/acc" : "");
+    int64_t row_bytes;
+    void *raw = make_weights(f, n, k, edges, &row_bytes);
+    act_buf act = quantized(info.int8_path ? info.act : CK_ACT_F32, m, k, edges, ck_quantize_act_ref);
+    const ck_matmul_desc d = {m, n, k, accumulate};
+    ck_weights w = {f, n, k, raw, row_bytes, NULL, NULL, NULL, NULL, NULL};
+    float *init = malloc((size_t)(m * n) * sizeof(float)), *y = malloc((size_t)(m * n) * sizeof(float));
+    for (int64_t i = 0; i < m * n; i++) init[i] = uniform(-4, 4);
+    memcpy(y, init, (size_t)(m * n) * sizeof(float));
+    ck_matmul_ref(&d, &w, &act.a, y, 0, n);
+    record(name, "ref", hash_floats(y, (size_t)(m * n)));
+
+    if (ARM_PATHS) {
+        size_t qs, dw, mw, f32, dec;
+        ck_repack_sizes(f, n, k, &qs, &dw, &mw, &f32, &dec);
+        w.qs = aligned(qs); w.dw = aligned(dw); w.mw = aligned(mw); w.f32 = aligned(f32); w.qs_dec = aligned(dec);
+        ck_repack_rows(&w, 0, n);
+        for (int p = 0; p < ARM_PATHS; p++) {
+            if (!arm_enabled[p]) continue;
+            char label[32];
+            memcpy(y, init, (size_t)(m * n) * sizeof(float));
+            const int64_t split = n > CK_R ? CK_R : n;   // two calls: n0 = 0 and n0 = 16
+            const int fp8 = f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2;
+            const ck_matmul_kernel decode = fp8 ? ck_matmul_fp8_neon : arm_paths[p].decode;
+            decode(&d, &w, &act.a, y, 0, split);
+            if (split < n) decode(&d, &w, &act.a, y, split, n);
+            record(name, arm_paths[p].name, hash_floats(y, (size_t)(m * n)));
+            memcpy(y, init, (size_t)(m * n) * sizeof(float));
+            (fp8 ? ck_prefill_fp8_neon : arm_paths[p].prefill)(&d, &w, &act.a, &y, 1, 1, 0);
+            snprintf(label, sizeof label, "%s-prefill", arm_paths[p].name);
+            record(name, label, hash_floats(y, (size_t)(m * n)));
+        }
+        free(w.qs); free(w.dw); free(w.mw); free(w.f32); free(w.qs_dec);
+    }
+    free(raw); free(init); free(y); free_act(&act);
+}
+
+static void matmul_cases(void) {
+    static const int64_t ms[] = {1, 2, 7, 16, 33, 512};
+    for (int f = 0; f < CK_WF_COUNT; f++) {
+        const ck_format_info info = ck_weight_format_info((ck_weight_format)f);
+        const int kq = info.block == 256;
+        // ragged N (not a multiple of 16) and K (not a multiple of 64, or of 512 for K-quants)
+        const int64_t shapes[][2] = {{17, kq ? 256 : 96}, {40, kq ? 768 : 160}, {1, kq ? 256 : 32}};
+        for (int mi = 0; mi < 6; mi++)
+            for (int s = 0; s < 3; s++) {
+                if (ms[mi] == 512 && s != 0) continue;   // the long prefill once, on the first shape
+                for (int edges = 0; edges < 2; edges++)
+                    matmul_case((ck_weight_format)f, ms[mi], shapes[s][0], shapes[s][1], edges, (mi + s) % 2);
+            }
+    }
+}
+
+static void quantize_cases(void) {
+    static const char *names[] = {"f32", "q8_32", "q8_0", "q8_1", "q8_K"};
+    for (int fmt = CK_ACT_Q8_32; fmt < CK_ACT_COUNT; fmt++)
+        for (int64_t m = 1; m <= 7; m += 6)
+            for (int64_t k = 256; k <= 768; k += 512)
+                for (int edges = 0; edges < 2; edges++) {
+                    char name[96];
+                    snprintf(name, sizeof name, "quantize/%s/m%lld/k%lld/%s", names[fmt], (long long)m, (long long)k,
+                             edges ? "edges" : "plain");
+                    const uint64_t seed = rng;
+                    // every ARM path shares the NEON quantizer: checked once, as "neon"
+                    for (int p = -1; p < (ARM_PATHS ? 1 : 0); p++) {
+                        rng = seed;     // the same input for every path
+                        act_buf b = quantized((ck_act_format)fmt, m, k, edges, p < 0 ? ck_quantize_act_ref : arm_paths[p].quantize);
+                        uint64_t h = hash_bytes(b.a.q, (size_t)(m * k));
+                        h = fnv(h, b.a.sums, (size_t)(m * k / 32) * sizeof(int32_t));
+                        h ^= hash_floats(b.a.meta, (size_t)(m * k / 32 * 4)) * 31;
+                        record(name, p < 0 ? "ref" : arm_paths[p].name, h);
+                        free_act(&b);
+                    }
+                }
+}
+
+/// Row ops and KV stores: the reference functions (the ARM table's), x86 bits vs aarch64 bits.
+static void row_cases(void) {
+    static const int64_t widths[] = {64, 100, 2048};
+    for (int wi = 0; wi < 3; wi++) {
+        const int64_t n = widths[wi];
+        char name[96];
+        float *x = make_activations(1, n, 0), *w = make_activations(1, n, 0), *y = malloc((size_t)n * sizeof(float));
+        float *g = malloc((size_t)n * sizeof(float));
+        ck_rms_norm(x, w, y, n, 1e-6f);
+        snprintf(name, sizeof name, "rows/rms_norm/%lld", (long long)n);
+        record(name, "ref", hash_floats(y, (size_t)n));
+        memcpy(g, x, (size_t)n * sizeof(float));
+        ck_swiglu_ref(g, w, n);
+        snprintf(name, sizeof name, "rows/swiglu/%lld", (long long)n);
+        record(name, "ref", hash_floats(g, (size_t)n));
+        memcpy(g, x, (size_t)n * sizeof(float));
+        ck_geglu_ref(g, w, n);
+        snprintf(name, sizeof name, "rows/geglu/%lld", (long long)n);
+        record(name, "ref", hash_floats(g, (size_t)n));
+        memcpy(g, x, (size_t)n * sizeof(float));
+        ck_add(g, w, n);
+        ck_scale(g, 0.3f, n);
+        snprintf(name, sizeof name, "rows/add_scale/%lld", (long long)n);
+        record(name, "ref", hash_floats(g, (size_t)n));
+        free(x); free(w); free(y); free(g);
+    }
+    static const int64_t positions[] = {0, 1, 17, 4095, 100000};
+    for (int neox = 0; neox < 2; neox++)
+        for (int pi = 0; pi < 5; pi++) {
+            char name[96];
+            float *x = make_activations(1, 4 * 64, 0);
+            ck_rope(x, 4, 64, 64, positions[pi], 10000.0f, neox);
+            snprintf(name, sizeof name, "rows/rope/%s/pos%lld", neox ? "neox" : "norm", (long long)positions[pi]);
+            record(name, "ref", hash_floats(x, 4 * 64));
+            free(x);
+        }
+    for (int edges = 0; edges < 2; edges++) {
+        const int64_t n = 256;
+        float *x = make_activations(1, n, edges);
+        uint8_t row[1024];
+        char name[96];
+        static const char *kv[] = {"f16", "q8_0", "mxfp8_e4m3"};
+        void (*store[])(const float *, void *, int64_t) = {ck_kv_store_f16_ref, ck_kv_store_q8_0_ref, ck_kv_store_mxfp8_e4m3};
+        for (int f = 0; f < 3; f++) {
+            memset(row, 0, sizeof row);
+            store[f](x, row, n);
+            snprintf(name, sizeof name, "kv_store/%s/%s", kv[f], edges ? "edges" : "plain");
+            record(name, "ref", hash_bytes(row, (size_t)ck_kv_row_bytes((ck_kv_format)f, n)));
+        }
+        free(x);
+    }
+}
+
+static int load_golden(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) { fprintf(stderr, "kernel_driver: cannot read golden file %s\n", path); return 0; }
+    unsigned long long h;
+    while (golden_count < MAX_CASES && fscanf(f, "%95s %llx", golden_name[golden_count], &h) == 2)
+        golden_hash[golden_count++] = (uint64_t)h;
+    fclose(f);
+    return golden_count > 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 2 && !strcmp(argv[1], "golden")) {
+        golden_mode = 1;
+    } else if (argc == 5 && !strcmp(argv[1], "check")) {
+        if (!load_golden(argv[2])) return 2;
+    } else {
+        fprintf(stderr, "usage: kernel_driver golden | check GOLDEN_FILE CPU_LABEL EXPECTED_PATHS (e.g. neon,dotprod)\n");
+        return 2;
+    }
+    for (int p = 0; p < ARM_PATHS; p++) arm_enabled[p] = ck_arm_path_supported(arm_paths[p].path);
+    path_index("ref");
+    matmul_cases();
+    quantize_cases();
+    row_cases();
+    if (golden_mode) return 0;
+    // The paths the CPU reports must be exactly the expected ones (a path it lacks is never chosen).
+    char found[64] = "";
+    for (int p = 0; p < ARM_PATHS; p++)
+        if (arm_enabled[p]) snprintf(found + strlen(found), sizeof found - strlen(found), "%s%s", *found ? "," : "", arm_paths[p].name);
+    int bad = strcmp(found, argv[4]) != 0;
+    printf("cpu %s: paths %s%s%s\n", argv[3], found, bad ? ", expected " : "", bad ? argv[4] : "");
+    for (int p = 0; p < npaths; p++) {
+        printf("  %-16s %5d cases equal the x86 reference, %d differ\n", path_names[p], passed[p], failed[p]);
+        bad |= failed[p] != 0;
+    }
+    return bad;
+}
