@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "SamplingTests", dependencies: ["Sampling"], path: "Tests/SamplingTests"),
         .testTarget(name: "GrammarTests", dependencies: ["Grammar", "Tokenizers", "GGUF", "TestSupport"], path: "Tests/GrammarTests"),
         .testTarget(
-            name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF"], path: "Tests/ArchitecturesTests",
+            name: "ArchitecturesTests", dependencies: ["Architectures", "Engine", "GGUF", "TestSupport"], path: "Tests/ArchitecturesTests",
             // llama.cpp reference outputs, read from the source tree via #filePath.
             exclude: ["Fixtures"]
         ),

@@ -12,6 +12,13 @@ public protocol CausalLanguageModel: AnyObject, Sendable {
     /// `logitRows` (relative to `tokens`; empty = none). Batches larger than the state's
     /// `maxBatch` are split.
     func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix?
+    /// One decode step of several sequences as one batch (continuous batching): row r runs
+    /// `tokens[r]` at position `states[r].cache.count` against that state's cache (appended to),
+    /// and the matmuls run once at m = `tokens.count` rows in `workspace` (activations, execution
+    /// context; its own cache is not used, see `makeWorkspace`). Returns the logits
+    /// `[m][vocabulary]`, row r bit-identical to what `states[r]` decoding `tokens[r]` alone
+    /// gives; overwritten by the workspace's next call. The states need one context length.
+    func forward(batch tokens: [Int32], states: [ForwardState], workspace: ForwardState) -> Matrix
     /// A fresh state for sequences of up to `contextSize` tokens, prefilled `maxBatch` at a time,
     /// with the KV cache stored as `kvFormat`.
     func makeState(contextSize: Int, maxBatch: Int, kvFormat: KVCacheFormat) -> ForwardState
@@ -21,6 +28,12 @@ extension CausalLanguageModel {
     /// A fresh state with an fp16 KV cache.
     public func makeState(contextSize: Int, maxBatch: Int) -> ForwardState {
         makeState(contextSize: contextSize, maxBatch: maxBatch, kvFormat: .f16)
+    }
+
+    /// The activations and execution context for `forward(batch:states:workspace:)` of up to
+    /// `sequences` rows (its KV cache holds one position, reserved lazily, and is never used).
+    public func makeWorkspace(sequences: Int) -> ForwardState {
+        makeState(contextSize: 1, maxBatch: sequences, kvFormat: .f16)
     }
 }
 

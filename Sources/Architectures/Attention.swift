@@ -40,10 +40,10 @@ struct AttentionBlock {
         c.addBias(valueBias, to: a.v)
         if let queryNorm { c.rmsNorm(a.q, queryNorm, eps: hp.rmsEps, into: a.q) }   // per head
         if let keyNorm { c.rmsNorm(a.k, keyNorm, eps: hp.rmsEps, into: a.k) }
-        let rope = self.rope.forContext(s.cache.capacity)
+        let rope = self.rope.forContext(c.contextSize)
         c.rope(a.q, heads: hp.heads, headDim: hp.headDim, rope)
         c.rope(a.k, heads: hp.kvHeads, headDim: hp.headDim, rope)
-        c.storeKV(layer: layer, keys: a.k, values: a.v)
+        c.storeKV(layer: layer)
         c.scale(a.q, by: queryScale)
         if let t = temperature {
             s.rowFactors.removeAll(keepingCapacity: true)
@@ -52,7 +52,7 @@ struct AttentionBlock {
             }
             c.scaleRows(a.q, by: s.rowFactors)
         }
-        c.attention(layer: layer, queries: a.q, heads: hp.heads, headDim: hp.headDim, window: window, into: a.attended)
+        c.attention(layer: layer, heads: hp.heads, headDim: hp.headDim, window: window)
         c.linear(a.attended, output, into: a.projected)
         if let postNorm { c.rmsNorm(a.projected, postNorm, eps: hp.rmsEps, into: a.projected) }
     }

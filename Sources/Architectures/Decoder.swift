@@ -62,6 +62,37 @@ final class Decoder: CausalLanguageModel, @unchecked Sendable {
         }
     }
 
+    /// One decode step of several sequences: row r runs `tokens[r]` at the next position of
+    /// `states[r]`, stored in and attending over that state's cache alone; the matmuls and row ops
+    /// run once over all rows in `workspace`'s activations and execution context. Row r's logits
+    /// are the bits `forward([tokens[r]], state: states[r], logitRows: 0..<1)` gives: every op but
+    /// attention computes each row independently of the others, and attention runs row by row
+    /// with the one-row call a lone decode makes.
+    func forward(batch tokens: [Int32], states: [ForwardState], workspace w: ForwardState) -> Matrix {
+        let m = tokens.count
+        precondition(m > 0 && m == states.count && m <= w.maxBatch, "batch of \(m) rows for \(states.count) states, room for \(w.maxBatch)")
+        precondition(!states.contains { $0 === w }, "the workspace cannot be one of the batch's states")
+        precondition(Set(states.map(ObjectIdentifier.init)).count == m, "a sequence twice in one batch")
+        let capacity = states[0].cache.capacity
+        w.positions.removeAll(keepingCapacity: true)
+        w.rowCaches.removeAll(keepingCapacity: true)
+        for s in states {
+            precondition(s.cache.capacity == capacity, "the sequences of a batch share one context length")
+            precondition(s.cache.count < capacity, "sequence longer than the context")
+            w.positions.append(s.cache.count)
+            w.rowCaches.append(s.cache)
+        }
+        defer { w.rowCaches.removeAll(keepingCapacity: true) }
+        let c = StepContext(state: w, rows: m, positions: w.positions)
+        step(tokens, c)
+        for s in states { s.cache.commit(upTo: s.cache.count + 1) }
+        let a = w.activations
+        for r in 0..<m { Ops.copyRow(a.x, r, into: a.selected, r) }
+        let logits = w.logitsBuffer(rows: m, vocabulary: hyperparameters.vocabulary)
+        head(c, into: logits)
+        return logits
+    }
+
     /// Final norm + output head for the first `rows` rows of `selected`, into `logits`.
     private func head(_ c: StepContext, into logits: Matrix) {
         let a = c.a

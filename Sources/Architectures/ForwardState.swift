@@ -36,6 +36,14 @@ final class Activations {
     }
 
     var all: [Matrix] { [x, xn, q, k, v, attended, projected, gate, up, selected] }
+
+    /// One-row views of q, k, v and attended, `[maxBatch]` each, made on first use: a batch of
+    /// several sequences stores and attends row by row, each against its own cache.
+    private(set) lazy var rowViews: (q: [Matrix], k: [Matrix], v: [Matrix], attended: [Matrix]) = {
+        let n = q.rows
+        return ((0..<n).map { Matrix(row: $0, of: q) }, (0..<n).map { Matrix(row: $0, of: k) },
+                (0..<n).map { Matrix(row: $0, of: v) }, (0..<n).map { Matrix(row: $0, of: attended) })
+    }()
 }
 
 /// Per-sequence mutable state: the KV cache, the activation buffers of one forward pass and the
@@ -52,6 +60,10 @@ public final class ForwardState: @unchecked Sendable {
     var logits: [Int: Matrix] = [:]
     /// Positions of the current batch, reused so a decode step does not allocate.
     var positions: [Int] = []
+    /// One row's position, for the per-row cache calls of a batch of sequences.
+    var rowPosition: [Int] = [0]
+    /// The caches of a batch of sequences, one per row (empty: the batch is this state's sequence).
+    var rowCaches: [KVCache] = []
     /// Per-row scale factors of the current batch (attention temperature), reused likewise.
     var rowFactors: [Float] = []
     /// Attention score scratch.
@@ -91,8 +103,13 @@ struct StepContext {
     let rows: Int
     /// Absolute position of each row.
     let positions: [Int]
+    /// The cache of each row when the batch holds several sequences (`state.rowCaches`); empty:
+    /// every row is `state.cache`'s sequence.
+    var rowCaches: [KVCache] { state.rowCaches }
 
     var a: Activations { state.activations }
+    /// The context length of the batch's sequences (which LongRoPE's factors depend on).
+    var contextSize: Int { rowCaches.first?.capacity ?? state.cache.capacity }
     var context: ExecutionContext { state.context }
 
     func rmsNorm(_ x: Matrix, _ weight: [Float], eps: Float, into y: Matrix) {
@@ -128,14 +145,36 @@ struct StepContext {
                  context: context)
     }
 
-    /// Stores the batch's keys and values at its positions in `layer` of the cache.
-    func storeKV(layer: Int, keys k: Matrix, values v: Matrix) {
-        state.cache.store(layer: layer, keys: k, values: v, rows: rows, positions: positions, context: context)
+    /// Stores the batch's keys and values (`a.k`, `a.v`) at its positions in `layer` of the
+    /// cache, or of each row's own cache.
+    func storeKV(layer: Int) {
+        guard !rowCaches.isEmpty else {
+            state.cache.store(layer: layer, keys: a.k, values: a.v, rows: rows, positions: positions, context: context)
+            return
+        }
+        let views = a.rowViews
+        for r in 0..<rows {
+            state.rowPosition[0] = positions[r]
+            rowCaches[r].store(layer: layer, keys: views.k[r], values: views.v[r], rows: 1, positions: state.rowPosition,
+                               context: context)
+        }
     }
 
-    /// Causal attention of the batch's (scaled) queries over `layer` of the cache, into `out`.
-    func attention(layer: Int, queries q: Matrix, heads: Int, headDim: Int, window: Int?, into out: Matrix) {
-        state.cache.attention(layer: layer, queries: q, rows: rows, positions: positions, heads: heads, headDim: headDim,
-                              window: window, into: out, scratch: &state.scores, threads: context.threads)
+    /// Causal attention of the batch's (scaled) queries `a.q` over `layer` of the cache into
+    /// `a.attended`; with a cache per row, each row runs alone over its own cache, the call a
+    /// one-token decode of that sequence makes.
+    func attention(layer: Int, heads: Int, headDim: Int, window: Int?) {
+        guard !rowCaches.isEmpty else {
+            state.cache.attention(layer: layer, queries: a.q, rows: rows, positions: positions, heads: heads, headDim: headDim,
+                                  window: window, into: a.attended, scratch: &state.scores, threads: context.threads)
+            return
+        }
+        let views = a.rowViews
+        for r in 0..<rows {
+            state.rowPosition[0] = positions[r]
+            rowCaches[r].attention(layer: layer, queries: views.q[r], rows: 1, positions: state.rowPosition, heads: heads,
+                                   headDim: headDim, window: window, into: views.attended[r], scratch: &state.scores,
+                                   threads: context.threads)
+        }
     }
 }

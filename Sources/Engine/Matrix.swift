@@ -5,6 +5,8 @@ public final class Matrix: @unchecked Sendable {
     public let rows: Int
     public let columns: Int
     let base: UnsafeMutablePointer<Float>
+    /// The matrix whose memory a row view reads (kept alive by it); nil when this one owns its memory.
+    private let owner: Matrix?
 
     /// A zero-filled `rows × columns` matrix.
     public init(rows: Int, columns: Int) {
@@ -13,9 +15,19 @@ public final class Matrix: @unchecked Sendable {
         self.columns = columns
         base = .allocate(capacity: rows * columns)
         base.initialize(repeating: 0, count: rows * columns)
+        owner = nil
     }
 
-    deinit { base.deallocate() }
+    /// A one-row matrix over row `row` of `matrix`, sharing its memory: an op on the view reads and
+    /// writes that row (a batch's row handed to a per-sequence op).
+    public init(row: Int, of matrix: Matrix) {
+        rows = 1
+        columns = matrix.columns
+        base = matrix.row(row)
+        owner = matrix
+    }
+
+    deinit { if owner == nil { base.deallocate() } }
 
     /// Pointer to the first element of `row`.
     func row(_ row: Int) -> UnsafeMutablePointer<Float> {
