@@ -29,6 +29,8 @@ struct DecodeLoop {
     mutating func run(logits first: [Float],
                       choose: (inout [Float], _ remaining: Int, inout Sampler) -> Int32,
                       emit: (Int32) async -> Bool) async throws -> (generated: Int, stop: GenerationStopReason) {
+        sequence.batcher?.beginDecoding()
+        defer { sequence.batcher?.endDecoding() }
         var logits = first
         var generated = 0
         var stop = GenerationStopReason.length
@@ -46,12 +48,12 @@ struct DecodeLoop {
             if await !emit(token) { stop = .endOfGeneration; break }
             if generated == limit { break }
             if sequence.tokens.count >= contextSize { stop = .contextFull; break }
-            logits = try sequence.appendOne(token, wantLogits: true) ?? []
+            logits = try await sequence.decode(token, wantLogits: true) ?? []
         }
         // Run the final token too, so the cache holds the whole response and the next turn
         // reuses all of it (an end-of-generation token usually ends the rendered turn).
         if let last, sequence.tokens.count < contextSize, !Task.isCancelled {
-            _ = try sequence.appendOne(last, wantLogits: false)
+            _ = try await sequence.decode(last, wantLogits: false)
         }
         if stop == .length && sequence.tokens.count >= contextSize && generated < limit { stop = .contextFull }
         return (generated, stop)

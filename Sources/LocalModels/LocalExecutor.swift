@@ -53,7 +53,7 @@ extension LocalLanguageModel {
                     defer { self.putBack(sequence) }
                     _ = sequence.reuse(prompt.tokens + [0])   // keep all matching prompt tokens
                     let missing = Array(prompt.tokens[sequence.tokens.count...])
-                    _ = try? sequence.append(missing, wantLogits: false)
+                    _ = try? await sequence.prefill(missing, wantLogits: false)
                 }
             }
         }
@@ -104,7 +104,7 @@ extension LocalLanguageModel {
             let sequence = takeSequence(model)
             defer { putBack(sequence) }
             let cached = sequence.reuse(prompt.tokens)
-            let logits = try sequence.append(Array(prompt.tokens[cached...]), wantLogits: true) ?? []
+            let logits = try await sequence.prefill(Array(prompt.tokens[cached...]), wantLogits: true) ?? []
             let input = LanguageModelExecutorGenerationChannel.Usage.Input(totalTokenCount: prompt.tokens.count, cachedTokenCount: cached)
             await channel.send(.response(action: .updateUsage(input: input, output: .init(totalTokenCount: 0, reasoningTokenCount: 0))))
 
@@ -171,7 +171,9 @@ extension LocalLanguageModel {
                 return s.sequence
             }
             return held ?? TokenSequence(network: model.weights.network, contextSize: configuration.contextSize,
-                                         threads: configuration.threads, kvCache: configuration.kvCache.format)
+                                         threads: configuration.threads, kvCache: configuration.kvCache.format,
+                                         batcher: model.weights.batcher(threads: configuration.threads,
+                                                                        contextSize: configuration.contextSize))
         }
 
         private func putBack(_ sequence: TokenSequence) {

@@ -25,6 +25,9 @@ final package class ModelWeights: Sendable {
     let thinkMarkers: (open: Int32, close: Int32)?
     /// `grammarVocabulary`, once built.
     let grammarVocabularyCache = Mutex<TokenVocabulary?>(nil)
+    /// The decode batchers of this network, by thread count and context length (see `batcher`).
+    private let batchers = Mutex<[BatcherKey: DecodeBatcher]>([:])
+    private struct BatcherKey: Hashable { let threads: Int, contextSize: Int }
     /// How the template takes tools, tool calls and tool results.
     let toolSupport: ToolTemplateSupport
     /// The text format of the model's tool calls.
@@ -52,6 +55,19 @@ final package class ModelWeights: Sendable {
         }
         toolSupport = ToolTemplateSupport(template: template)
         toolFormat = ToolCallFormat.detect(template: toolSupport) { Self.singleToken($0, tokenizer) != nil }
+    }
+
+    /// The one batcher that runs every executor's sequences of this file with `threads` threads
+    /// and a `contextSize` window, made on first use: sessions and server slots on one model
+    /// share it, so their decode steps run as one batch.
+    func batcher(threads: Int, contextSize: Int) -> DecodeBatcher {
+        batchers.withLock { all in
+            let key = BatcherKey(threads: threads, contextSize: contextSize)
+            if let b = all[key] { return b }
+            let b = DecodeBatcher(network: network, threads: threads)
+            all[key] = b
+            return b
+        }
     }
 
     /// The id of `text` if the vocabulary holds it as one special (non-split) token.

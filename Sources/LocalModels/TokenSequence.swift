@@ -10,12 +10,17 @@ import Engine
 final class TokenSequence: @unchecked Sendable {
     package let network: any CausalLanguageModel
     let state: ForwardState
+    /// Where its forward passes run batched with other sequences of the model; nil: on the
+    /// caller's thread, alone.
+    let batcher: DecodeBatcher?
     private(set) var tokens: [Int32] = []
     /// One-token batch reused by `appendOne`, so decoding does not build an array per token.
     private var single: [Int32] = [0]
 
-    init(network: any CausalLanguageModel, contextSize: Int, threads: Int, kvCache: KVCacheFormat = .f16) {
+    init(network: any CausalLanguageModel, contextSize: Int, threads: Int, kvCache: KVCacheFormat = .f16,
+         batcher: DecodeBatcher? = nil) {
         self.network = network
+        self.batcher = batcher
         // 256-token prefill batches: big enough to amortise weight unpacking, small enough that
         // cancellation is checked often.
         state = network.makeState(contextSize: contextSize, maxBatch: min(contextSize, 256), kvFormat: kvCache)
@@ -60,6 +65,32 @@ final class TokenSequence: @unchecked Sendable {
             done += batch.count
         }
         return logits
+    }
+
+    /// `append`, on the batcher's thread between its decode steps when there is one, one batch
+    /// at a time (cancellation is checked between them).
+    func prefill(_ new: [Int32], wantLogits: Bool) async throws -> [Float]? {
+        guard let batcher else { return try append(new, wantLogits: wantLogits) }
+        var logits: [Float]?
+        var done = 0
+        while done < new.count {
+            try Task.checkCancellation()
+            let batch = Array(new[done..<min(new.count, done + state.maxBatch)])
+            done += batch.count
+            let last = done == new.count
+            logits = try await batcher.perform { try self.append(batch, wantLogits: wantLogits && last) }
+        }
+        return logits
+    }
+
+    /// Runs one decoded `token` and returns the logits after it when asked: in the batcher's
+    /// next decode step (beside the other sequences decoding there) when there is one, else
+    /// alone. The logits are the same bits either way.
+    func decode(_ token: Int32, wantLogits: Bool) async throws -> [Float]? {
+        guard let batcher else { return try appendOne(token, wantLogits: wantLogits) }
+        let logits = try await batcher.decode(token, state: state)
+        tokens.append(token)
+        return wantLogits ? logits : nil
     }
 
     /// `append([token], wantLogits:)` without a new array per token.
