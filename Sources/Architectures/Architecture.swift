@@ -15,9 +15,10 @@ public protocol CausalLanguageModel: AnyObject, Sendable {
     /// One decode step of several sequences as one batch (continuous batching): row r runs
     /// `tokens[r]` at position `states[r].cache.count` against that state's cache (appended to),
     /// and the matmuls run once at m = `tokens.count` rows in `workspace` (activations, execution
-    /// context; its own cache is not used, see `makeWorkspace`). Returns the logits
-    /// `[m][vocabulary]`, row r bit-identical to what `states[r]` decoding `tokens[r]` alone
-    /// gives; overwritten by the workspace's next call. The states need one context length.
+    /// context; its own cache is not used, see `makeWorkspace`). Returns the logits in rows
+    /// `0..<m` of a `[workspace.maxBatch][vocabulary]` matrix, row r bit-identical to what
+    /// `states[r]` decoding `tokens[r]` alone gives; overwritten by the workspace's next call.
+    /// The states need one context length.
     func forward(batch tokens: [Int32], states: [ForwardState], workspace: ForwardState) -> Matrix
     /// A fresh state for sequences of up to `contextSize` tokens, prefilled `maxBatch` at a time,
     /// with the KV cache stored as `kvFormat`.

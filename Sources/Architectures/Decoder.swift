@@ -88,7 +88,9 @@ final class Decoder: CausalLanguageModel, @unchecked Sendable {
         for s in states { s.cache.commit(upTo: s.cache.count + 1) }
         let a = w.activations
         for r in 0..<m { Ops.copyRow(a.x, r, into: a.selected, r) }
-        let logits = w.logitsBuffer(rows: m, vocabulary: hyperparameters.vocabulary)
+        // One buffer of the workspace's rows whatever m is: a buffer per batch size would hold
+        // up to maxBatch² / 2 rows of the vocabulary.
+        let logits = w.logitsBuffer(rows: w.maxBatch, vocabulary: hyperparameters.vocabulary)
         head(c, into: logits)
         return logits
     }

@@ -19,6 +19,9 @@ final class DecodeBatcher: @unchecked Sendable {
     static let maxRows = 16
     /// How long a step waits for the decoding sequences that have not handed in their token.
     static let gatherWindow: TimeInterval = 0.005
+    /// How long the worker thread stays without work before it ends (the next request starts
+    /// another), so an idle batcher holds no thread and its model can be freed.
+    static let idleExit: TimeInterval = 2
 
     private struct Decode {
         let state: ForwardState
@@ -100,7 +103,13 @@ final class DecodeBatcher: @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            while decodes.isEmpty && jobs.isEmpty { condition.wait() }
+            while decodes.isEmpty && jobs.isEmpty {
+                if !condition.wait(until: Date(timeIntervalSinceNow: Self.idleExit)) && decodes.isEmpty && jobs.isEmpty {
+                    started = false
+                    condition.unlock()
+                    return
+                }
+            }
             if !decodes.isEmpty && decodes.count < min(decoding, Self.maxRows) {
                 let deadline = Date(timeIntervalSinceNow: Self.gatherWindow)
                 while decodes.count < min(decoding, Self.maxRows) && condition.wait(until: deadline) {}
