@@ -307,14 +307,13 @@ typedef struct ck_path_kernels {
     /// Attention of one (query row, head) pair (attention_heads.h), by cache format: decode rows
     /// that do not go split-K and batches of 2-3 rows.
     void (*attention_head[CK_KV_FORMAT_COUNT])(const struct ck_head_job *);
-    /// Prefill attention (rows >= 4): the blocked kernel on the SIMD paths (attention_tiled.h),
-    /// the per-head kernel on ref.
+    /// Prefill attention (rows >= 4): the blocked kernel (attention_tiled.h).
     ck_attention_rows_kernel attention_prefill;
     /// The split-K decode unit (attention_split_unit.h), by cache format.
     void (*attention_split[CK_KV_FORMAT_COUNT])(const struct ck_range_job *);
     /// The prefill attention's two FMA phases at this path's width (attention_tiles.h); the
-    /// 16-lane ones hand head dims that are not multiples of 16 to the 8-lane ones. NULL on ref,
-    /// whose prefill attention is the per-head kernel.
+    /// 16-lane ones hand head dims that are not multiples of 16 to the 8-lane ones; ref's are
+    /// scalar in the same order.
     void (*attention_scores)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
     void (*attention_values)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
     /// The prefill attention's scores over a q8_0 cache in integer arithmetic at this path's
@@ -327,6 +326,8 @@ typedef struct ck_path_kernels {
     /// The prefill attention's online softmax per chunk at this path's width (attention_tiles.h).
     void (*attention_softmax)(float *, float *, int64_t, int64_t, int64_t, int64_t, int, const int32_t *, const int32_t *, float *,
                               float *);
+    /// The prefill attention's K/V rows of one KV head decoded to fp32 (ck_kv_load_row's values).
+    void (*attention_rows)(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst);
 } ck_path_kernels;
 
 /// The kernel table of path p (p must be a valid ck_kernel_path).

@@ -157,10 +157,12 @@ void ck_attention(const ck_attention_desc *d, int nthreads);
 /// multiples of 8, 16 lanes on the AVX-512 paths for multiples of 16; the block formats'
 /// head_dim is a multiple of 32).
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads);
-/// The prefill attention of ck_attention (rows >= 4: the blocked kernel on the SIMD paths, the
-/// per-head kernel on ref) on an explicit kernel path (a ck_kernel_path), so tests can compare
+/// The prefill attention of ck_attention (rows >= 4: the blocked kernel) on an explicit kernel path (a ck_kernel_path), so tests can compare
 /// paths: returns 0 (doing nothing) when the path is not supported here.
 int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path);
+/// ck_attention on an explicit kernel path (a ck_kernel_path), every kernel it chooses from that
+/// path's table, so tests can compare paths: 0 (doing nothing) when the path is not supported here.
+int ck_attention_on(const ck_attention_desc *d, int nthreads, int path);
 /// ck_attention_split_k with the units of an explicit kernel path (a ck_kernel_path), so tests
 /// can compare paths; 0 (doing nothing) also when the path is not supported here.
 int ck_attention_split_k_on(const ck_attention_desc *d, int nthreads, int path);

@@ -35,9 +35,17 @@ int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
     return most > per_head ? most : per_head;
 }
 
-void ck_attention(const ck_attention_desc *d, int nthreads) {
-    const ck_path_kernels *k = ck_kernels(ck_kernel_path_get());
+/// ck_attention with kernel table k, resolved once by the caller.
+static void attention_with(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
     if (wants_split(d) && ck_attention_split_k_with(d, nthreads, k)) return;
     if (d->rows >= CK_TILED_MIN_ROWS) k->attention_prefill(d, nthreads, k);
     else ck_attention_heads(d, nthreads, k);
+}
+
+void ck_attention(const ck_attention_desc *d, int nthreads) { attention_with(d, nthreads, ck_kernels(ck_kernel_path_get())); }
+
+int ck_attention_on(const ck_attention_desc *d, int nthreads, int path) {
+    if (!ck_kernel_path_supported(path)) return 0;
+    attention_with(d, nthreads, ck_kernels((ck_kernel_path)path));
+    return 1;
 }

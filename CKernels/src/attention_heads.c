@@ -1,8 +1,8 @@
 // Attention one (query row, head) pair at a time (attention_heads.h): scores q·k over the visible
-// positions, softmax, weighted sum of v. fp16 rows have an AVX2/F16C twin (head_dim a multiple
-// of 8: 64 and 256 for our models; its softmax uses the vector exp, so it matches the reference
-// to rounding, not bit for bit); the block formats decode each position's head segment to fp32
-// first on every path.
+// positions, softmax, weighted sum of v. fp16 rows have an AVX2/F16C kernel (head_dim a multiple
+// of 8: 64 and 256 for our models), whose order ref follows (ck_attention_head_f16_ref,
+// attention_ref.c); the block formats decode each position's head segment to fp32 first, with
+// the same scalar kernel on every path.
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
 #include <immintrin.h>
@@ -11,6 +11,7 @@
 #include "attention_heads.h"
 #include "avx2_exp.h"
 #include "avx2_reduce.h"
+#include "exp_scalar.h"
 
 
 
@@ -24,7 +25,7 @@ static const float *decode(const head_job *j, const uint8_t *base, int64_t p) {
 static float softmax_in_place(float *w, int64_t first, int64_t last, float max) {
     double sum = 0;
     for (int64_t p = first; p <= last; p++) {
-        w[p] = expf(w[p] - max);
+        w[p] = ck_exp_scalar(w[p] - max);
         sum += w[p];
     }
     return (float)(1.0 / sum);

@@ -18,8 +18,11 @@ typedef struct ck_head_job {
     float *out;
 } head_job;
 
-/// Scalar: rows decoded by ck_kv_load_row, libm's exp, any format and head_dim.
+/// Scalar: rows decoded by ck_kv_load_row, the canonical exp (exp_scalar.h), any format and
+/// head_dim; every path's kernel for the block formats.
 void ck_attention_head_ref(const head_job *j);
+/// fp16 rows in ck_attention_head_f16_avx2's order, scalar (attention_ref.c): ref's.
+void ck_attention_head_f16_ref(const head_job *j);
 /// fp16 rows with AVX2/F16C and the vector exp (head_dim not a multiple of 8: the scalar kernel).
 void ck_attention_head_f16_avx2(const head_job *j);
 

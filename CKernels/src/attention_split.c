@@ -63,42 +63,6 @@ int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim) {
            (int64_t)SPLIT_UNITS * SPLIT_HEADS * (head_dim + 2);
 }
 
-/// Decodes the segment of KV head g of row p of `base` (K or V) into j->tmp.
-static const float *decode(const range_job *j, const uint8_t *base, int64_t p, int64_t g) {
-    ck_kv_load_row(j->format, base + p * j->row_bytes + g * j->head_bytes, j->tmp, j->hd);
-    return j->tmp;
-}
-
-/// Scalar reference: scores, per-head max and e^(s - m) with libm, then the weighted V sum,
-/// over each row decoded to fp32 by ck_kv_load_row.
-void ck_attention_split_ref(const range_job *j) {
-    const int64_t hd = j->hd, len = j->len;
-    for (int64_t h = 0; h < j->heads; h++) {
-        const float *q = j->q + h * hd;
-        float *s = j->s + h * len, mx = -INFINITY;
-        for (int64_t p = 0; p < len; p++) {
-            const float *kp = decode(j, j->k, p, h / j->group);
-            float dot = 0;
-            for (int64_t d = 0; d < hd; d++) dot += q[d] * kp[d];
-            s[p] = dot;
-            if (dot > mx) mx = dot;
-        }
-        float sum = 0;
-        for (int64_t p = 0; p < len; p++) { s[p] = expf(s[p] - mx); sum += s[p]; }
-        j->m[h] = mx;
-        j->l[h] = sum;
-        for (int64_t d = 0; d < hd; d++) j->o[h * hd + d] = 0;
-    }
-    for (int64_t p = 0; p < len; p++) {
-        for (int64_t h = 0; h < j->heads; h++) {
-            const float *vp = decode(j, j->v, p, h / j->group);
-            const float w = j->s[h * len + p];
-            float *o = j->o + h * hd;
-            for (int64_t d = 0; d < hd; d++) o[d] += w * vp[d];
-        }
-    }
-}
-
 T256 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
 /// Query heads served per pass over a K row or a V chunk: the G heads sharing a KV head are
@@ -160,24 +124,28 @@ T256 INLINE __m256 hsum8(const __m256 *a) {
 }
 
 /// Scores s[i*len + p] of G query heads (q + i*hd) for the rows p of [p0, p1) of one KV head
-/// (kg: its segment in the range's first row): whole groups of eight rows reduced by one hsum8
-/// per head, the rest one horizontal sum per row and head.
+/// (kg: its segment in the range's first row), eight rows at a time reduced by one hsum8 per
+/// head; a last group of fewer rows repeats its last row and keeps only its own scores, so every
+/// score is the same sum wherever its row falls.
 T256 INLINE void score_rows(ck_kv_format F, const float *q, int64_t hd, const uint8_t *kg, int64_t row_bytes,
                             int64_t p0, int64_t p1, int G, float *s, int64_t len) {
-    int64_t p = p0;
-    for (; p + 8 <= p1; p += 8) {
+    for (int64_t p = p0; p < p1; p += 8) {
+        const int64_t n = p1 - p < 8 ? p1 - p : 8;
         __m256 acc[GMAX][8];
         for (int r = 0; r < 8; r++) {
             __m256 a[GMAX];
-            row_dots(F, q, hd, kg + (p + r) * row_bytes, G, a);
+            row_dots(F, q, hd, kg + (p + (r < n ? r : n - 1)) * row_bytes, G, a);
             for (int i = 0; i < G; i++) acc[i][r] = a[i];
         }
-        for (int i = 0; i < G; i++) _mm256_storeu_ps(s + i * len + p, hsum8(acc[i]));
-    }
-    for (; p < p1; p++) {
-        __m256 a[GMAX];
-        row_dots(F, q, hd, kg + p * row_bytes, G, a);
-        for (int i = 0; i < G; i++) s[i * len + p] = ck_hsum256(a[i]);
+        for (int i = 0; i < G; i++) {
+            const __m256 sc = hsum8(acc[i]);
+            if (n == 8) _mm256_storeu_ps(s + i * len + p, sc);
+            else {
+                float lanes[8];
+                _mm256_storeu_ps(lanes, sc);
+                for (int64_t r = 0; r < n; r++) s[i * len + p + r] = lanes[r];
+            }
+        }
     }
 }
 
@@ -230,25 +198,18 @@ T256 INLINE void v_row(ck_kv_format F, const float *w, int64_t len, const uint8_
 
 /// o_i[0 .. 8*NV) += sum_{p in [p0, p1)} w_i[p] * V_p[chunk] for the G heads (w_i = w + i*len,
 /// o_i = o + i*hd) over one chunk of 8*NV dims (NV 1 or 2) starting at dim d0 of one KV head
-/// (vg: its segment in the range's first row). The 2*G accumulators stay in registers over
-/// the rows; each row's chunk is converted once for all G heads. Block formats (NV = 2, d0 a
-/// multiple of 16): the chunk is half a block, its codes times unit * scale once for all heads.
+/// (vg: its segment in the range's first row): one FMA chain per output over the rows in order
+/// (the canonical order), the G*NV accumulators in registers over the rows; each row's chunk is
+/// converted once for all G heads. Block formats (NV = 2, d0 a multiple of 16): the chunk is half
+/// a block, its codes times unit * scale once for all heads.
 T256 INLINE void v_rows(ck_kv_format F, const float *w, int64_t len, const uint8_t *vg, int64_t row_bytes, int64_t d0,
                         int64_t p0, int64_t p1, int G, int NV, float *o, int64_t hd) {
-    // Two accumulator sets (even and odd rows) so consecutive rows' FMAs do not wait on each
-    // other's latency; added at the end.
-    __m256 acc[2][GMAX][2];
+    __m256 acc[GMAX][2];
     for (int i = 0; i < G; i++)
-        for (int c = 0; c < NV; c++) {
-            acc[0][i][c] = _mm256_loadu_ps(o + i * hd + d0 + 8 * c);
-            acc[1][i][c] = _mm256_setzero_ps();
-        }
-    int64_t p = p0;
-    for (; p + 2 <= p1; p += 2)
-        for (int r = 0; r < 2; r++) v_row(F, w, len, vg + (p + r) * row_bytes, d0, p + r, G, NV, acc[r]);
-    if (p < p1) v_row(F, w, len, vg + p * row_bytes, d0, p, G, NV, acc[0]);
+        for (int c = 0; c < NV; c++) acc[i][c] = _mm256_loadu_ps(o + i * hd + d0 + 8 * c);
+    for (int64_t p = p0; p < p1; p++) v_row(F, w, len, vg + p * row_bytes, d0, p, G, NV, acc);
     for (int i = 0; i < G; i++)
-        for (int c = 0; c < NV; c++) _mm256_storeu_ps(o + i * hd + d0 + 8 * c, _mm256_add_ps(acc[0][i][c], acc[1][i][c]));
+        for (int c = 0; c < NV; c++) _mm256_storeu_ps(o + i * hd + d0 + 8 * c, acc[i][c]);
 }
 
 /// V rows per block (3 KiB at SmolLM2's 384-byte rows): read from memory once and from L1 by the
@@ -271,8 +232,10 @@ enum { PREFETCH_ROWS = 16 };
 #define FOR_G(G, CALL) switch (G) { case 1: { const int g_ = 1; CALL; } break; case 2: { const int g_ = 2; CALL; } break; \
                                     case 3: { const int g_ = 3; CALL; } break; default: { const int g_ = 4; CALL; } break; }
 
-/// Per head: max, weights e^(s - m) in place (whole groups of 8, the tail through a padded copy)
-/// and their sum; the partial output starts at zero.
+/// Per head: max, weights e^(s - m) in place and their sum in the canonical 16-lane order
+/// (range_softmax16, attention_split_avx512.h: whole 32-position pairs into two 16-lane sums A
+/// and B, A += B, the rest 16 at a time into A, the lanes reduced by sum16's tree), here as two
+/// 8-lane halves of each; the partial output starts at zero.
 T256 void range_softmax(const range_job *j) {
     const int64_t hd = j->hd, len = j->len, H = j->heads;
     float *const s = j->s;
@@ -286,23 +249,36 @@ T256 void range_softmax(const range_job *j) {
         for (int i = 0; i < 8; i++) mx = lanes[i] > mx ? lanes[i] : mx;
         for (; p < len; p++) mx = sh[p] > mx ? sh[p] : mx;
         const __m256 mv = _mm256_set1_ps(mx);
-        __m256 sum = _mm256_setzero_ps();
-        for (p = 0; p + 8 <= len; p += 8) {
-            const __m256 e = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(sh + p), mv));
-            _mm256_storeu_ps(sh + p, e);
-            sum = _mm256_add_ps(sum, e);
-        }
-        if (p < len) {
-            float tail[8] = {0};
-            const int left = (int)(len - p);
-            for (int i = 0; i < left; i++) tail[i] = sh[p + i];
-            _mm256_storeu_ps(tail, ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(tail), mv)));
-            for (int i = 0; i < left; i++) sh[p + i] = tail[i];
-            for (int i = left; i < 8; i++) tail[i] = 0;
-            sum = _mm256_add_ps(sum, _mm256_loadu_ps(tail));
+        __m256 a[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()}, b[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+        for (p = 0; p + 32 <= len; p += 32)
+            for (int k = 0; k < 2; k++) {
+                const __m256 e0 = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(sh + p + 8 * k), mv));
+                const __m256 e1 = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(sh + p + 16 + 8 * k), mv));
+                _mm256_storeu_ps(sh + p + 8 * k, e0);
+                _mm256_storeu_ps(sh + p + 16 + 8 * k, e1);
+                a[k] = _mm256_add_ps(a[k], e0);
+                b[k] = _mm256_add_ps(b[k], e1);
+            }
+        for (int k = 0; k < 2; k++) a[k] = _mm256_add_ps(a[k], b[k]);
+        for (; p < len; p += 8) {
+            __m256 e;
+            if (p + 8 <= len) {
+                e = ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(sh + p), mv));
+                _mm256_storeu_ps(sh + p, e);
+            } else {
+                float tail[8] = {0};
+                const int left = (int)(len - p);
+                for (int i = 0; i < left; i++) tail[i] = sh[p + i];
+                _mm256_storeu_ps(tail, ck_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(tail), mv)));
+                for (int i = 0; i < left; i++) sh[p + i] = tail[i];
+                for (int i = left; i < 8; i++) tail[i] = 0;
+                e = _mm256_loadu_ps(tail);
+            }
+            const int k = (int)((p / 8) % 2);   // which half of the 16-lane group
+            a[k] = _mm256_add_ps(a[k], e);
         }
         j->m[h] = mx;
-        j->l[h] = ck_hsum256(sum);
+        j->l[h] = ck_hsum256(_mm256_add_ps(a[0], a[1]));
         for (int64_t d = 0; d < hd; d += 8) _mm256_storeu_ps(j->o + h * hd + d, _mm256_setzero_ps());
     }
 }

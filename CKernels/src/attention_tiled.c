@@ -32,6 +32,7 @@
 #pragma STDC FP_CONTRACT OFF
 #include <immintrin.h>
 #include <math.h>
+#include <string.h>
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "avx2_exp.h"
@@ -47,8 +48,9 @@ int64_t ck_attention_tiled_scratch_floats(int64_t head_dim) {
     return (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)CP * QL;   // Qt, O, Kc/Vc, S
 }
 
-/// Decodes rows p0..p0+n-1 of one KV head (base already offset to the head) into dst[n][hd].
-T256 static void decode_rows(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst) {
+/// Decodes rows p0..p0+n-1 of one KV head (base already offset to the head) into dst[n][hd]
+/// with AVX2/F16C (the SIMD paths' attention_rows; ref's, attention_ref.c, decodes the same values).
+T256 void ck_attention_rows_avx2(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst) {
     const int64_t hd = d->head_dim;
     for (int64_t i = 0; i < n; i++) {
         const uint8_t *row = base + (p0 + i) * d->row_bytes;
@@ -249,11 +251,20 @@ typedef struct {
     attention_scores_q8_0_fn scores_q8_0;
     attention_values_q8_0_fn values_q8_0;
     attention_softmax_fn softmax;
+    void (*rows)(const ck_attention_desc *, const uint8_t *, int64_t, int64_t, float *);
 } tile_phases;
+
+/// Query lane i of the integer phases: q rounded to int16 (quantize_query, into tmp) and stored
+/// in dim pairs, its scale in qs[i].
+T256 static void query_lane_q8_0(const float *q, int64_t hd, int16_t *tmp, int16_t *qt16, float *qs, int64_t i) {
+    quantize_query(q, 1, hd, tmp, qs + i);
+    for (int64_t dd = 0; dd < hd; dd++) qt16[dd / 2 * 2 * QL + 2 * i + dd % 2] = tmp[dd];
+}
 
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1. HD: the
 /// head dim as a constant (0: read it from d), so the tiles' loops and row offsets are fixed.
-T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *scratch,
+/// Plain C around the path's phases and row decoder, so that ref runs it on any x86-64.
+INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *scratch,
                       const tile_phases *ph, const int64_t HD) {
     const int64_t hd = HD ? HD : d->head_dim, group = d->heads / d->kv_heads;
     const int64_t nq = hg * nr, nv = (nq + 7) / 8;   // real lanes, 8-lane vectors in use
@@ -282,10 +293,8 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
         if (f < pmin) pmin = f;
         if (l > pmax) pmax = l;
         const float *q = d->q + r * d->q_stride + h * hd;
-        if (int_phases) {
-            quantize_query(q, 1, hd, kc16, qs + i);   // kc16 is free until the first chunk
-            for (int64_t dd = 0; dd < hd; dd++) qt16[dd / 2 * 2 * QL + 2 * i + dd % 2] = kc16[dd];
-        } else {
+        if (int_phases) query_lane_q8_0(q, hd, kc16, qt16, qs, i);   // kc16 is free until the first chunk
+        else {
             for (int64_t dd = 0; dd < hd; dd++) qt[dd * QL + i] = q[dd];
         }
     }
@@ -300,7 +309,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
     }
     float run_max[QL], run_sum[QL];
     for (int64_t i = 0; i < nl; i++) { run_max[i] = -INFINITY; run_sum[i] = 0; }
-    for (int64_t i = 0; i < nl * hd; i += 8) _mm256_storeu_ps(o + i, _mm256_setzero_ps());
+    memset(o, 0, (size_t)(nl * hd) * sizeof *o);
 
     row_prefetch pf = prefetch_plan(d, kbase, pmin, npos < CP ? npos : CP);
     prefetch_spread(&pf, 1);
@@ -315,7 +324,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
             pf = prefetch_plan(d, vbase, p0, cn);
             ph->scores_q8_0(kc16, ks, qt16, qs, s, cn, hd, nl, &pf);
         } else {
-            decode_rows(d, kbase, p0, cn, kv);
+            ph->rows(d, kbase, p0, cn, kv);
             pf = prefetch_plan(d, vbase, p0, cn);
             ph->scores(kv, qt, s, cn, hd, nl, &pf);
         }
@@ -329,7 +338,7 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
             pf = prefetch_plan(d, kbase, p0 + CP, next);
             ph->values_q8_0(vp, vs, s, wp, ws, o, cn, hd, nl, &pf);
         } else {
-            decode_rows(d, vbase, p0, cn, kv);
+            ph->rows(d, vbase, p0, cn, kv);
             pf = prefetch_plan(d, kbase, p0 + CP, next);
             ph->values(kv, s, o, cn, hd, nl, &pf);
         }
@@ -337,8 +346,8 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
     for (int64_t i = 0; i < nq; i++) {
         const int64_t r = r0 + i / hg, h = g * group + hg0 + i % hg;
         float *out = d->out + r * d->out_stride + h * hd;
-        const __m256 sc = _mm256_set1_ps(1.0f / run_sum[i]);
-        for (int64_t dd = 0; dd < hd; dd += 8) _mm256_storeu_ps(out + dd, _mm256_mul_ps(_mm256_loadu_ps(o + i * hd + dd), sc));
+        const float sc = 1.0f / run_sum[i];
+        for (int64_t dd = 0; dd < hd; dd++) out[dd] = o[i * hd + dd] * sc;
     }
 }
 
@@ -348,6 +357,8 @@ T256 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_
 T256 static void unit_hd64(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 64); }
 T256 static void unit_hd256(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 256); }
 T256 static void unit_any(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0); }
+/// ref's: no target attributes.
+static void unit_portable(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0); }
 
 typedef struct {
     const ck_attention_desc *d;
@@ -368,7 +379,8 @@ static void run_unit(void *ctx, int64_t u, int t) {
     j->unit(d, g, hg0, hg, r0, nr, d->scratch + (int64_t)t * d->scratch_stride, &j->phases);
 }
 
-void ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
+/// The blocked kernel with `unit` (0: the SIMD instantiations by head dim).
+static void tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k, void (*unit)(UNIT_ARGS)) {
     if (d->head_dim % 8 != 0 || d->scratch_stride < ck_attention_tiled_scratch_floats(d->head_dim)) {
         ck_attention_heads(d, nthreads, k);
         return;
@@ -381,10 +393,15 @@ void ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_
     j.rows_per_unit = QL / j.hg;
     j.row_blocks = (d->rows + j.rows_per_unit - 1) / j.rows_per_unit;
     j.units = j.row_blocks * d->kv_heads * j.subgroups;
-    j.unit = d->head_dim == 64 ? unit_hd64 : d->head_dim == 256 ? unit_hd256 : unit_any;
+    j.unit = unit ? unit : d->head_dim == 64 ? unit_hd64 : d->head_dim == 256 ? unit_hd256 : unit_any;
     j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0, k->attention_values_q8_0,
-                             k->attention_softmax};
+                             k->attention_softmax, k->attention_rows};
     ck_parallel_units(run_unit, &j, j.units, nthreads);
+}
+
+void ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) { tiled(d, nthreads, k, 0); }
+void ck_attention_tiled_portable(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
+    tiled(d, nthreads, k, unit_portable);
 }
 
 int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path) {

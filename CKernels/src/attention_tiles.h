@@ -78,6 +78,12 @@ void ck_attention_values_avx2(const float *vc, const float *w, float *o, int64_t
 void ck_attention_softmax_avx2(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
                                const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
 
+/// Scalar versions (attention_ref.c), the same sums in the same order, named by ref's table.
+void ck_attention_scores_ref(const float *kc, const float *qt, float *s, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_values_ref(const float *vc, const float *w, float *o, int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_softmax_ref(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
+                              const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
+
 /// 16-lane versions, native and compiled against SIMDe, named by the AVX-512 paths' kernel
 /// tables; a head_dim that is not a multiple of 16 they hand to the 8-lane ones. Every output is
 /// the same sum in the same order as the AVX2 tiles', so the results are identical.

@@ -112,7 +112,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
                  [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3}, \
     .attention_head = {[CK_KV_F16] = ck_attention_head_f16_avx2, [CK_KV_Q8_0] = ck_attention_head_ref, \
                        [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
-    .attention_prefill = ck_attention_tiled, \
+    .attention_prefill = ck_attention_tiled, .attention_rows = ck_attention_rows_avx2, \
     .attention_split = {[CK_KV_F16] = SPLIT_F16, [CK_KV_Q8_0] = SPLIT_Q8_0, \
                         [CK_KV_MXFP8_E4M3] = ck_attention_split_mxfp8_avx2}
 #define ROWS_AVX2 SIMD_ROWS(ck_attention_split_f16_avx2, ck_attention_split_q8_0_avx2)
@@ -149,9 +149,12 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ROWS_REF .rms_norm_vectors = ck_rms_norm_vectors_ref, \
                  .kv_store = {[CK_KV_F16] = ck_kv_store_f16_ref, [CK_KV_Q8_0] = ck_kv_store_q8_0_ref, \
                               [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3}, \
-                 .attention_head = {ck_attention_head_ref, ck_attention_head_ref, ck_attention_head_ref}, \
-                 .attention_prefill = ck_attention_heads, \
-                 .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}
+                 .attention_head = {[CK_KV_F16] = ck_attention_head_f16_ref, [CK_KV_Q8_0] = ck_attention_head_ref, \
+                                    [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
+                 .attention_prefill = ck_attention_tiled_portable, \
+                 .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}, \
+                 .attention_scores = ck_attention_scores_ref, .attention_values = ck_attention_values_ref, \
+                 .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
 /// The reference path's table: every kernel the scalar specification.
 #define REF_TABLE(PATH, NAME)                                                                            \
     [PATH] = {PATH, NAME, {INTS(REF_ALL), [CK_WF_F32] = REF_ALL, [CK_WF_F16] = REF_ALL,                    \

@@ -107,8 +107,8 @@ import Testing
             positions = (0..<c.rows).map { Int64(c.start + (c.reversed ? c.rows - 1 - $0 : $0)) }
         }
 
-        /// ck_attention (path nil) or the blocked kernel on `path` (ck_attention_prefill_on);
-        /// `ran`: whether the kernel ran.
+        /// ck_attention on the active path (path nil) or on `path` (ck_attention_on, every kernel
+        /// from that path's table); `ran`: whether the path ran.
         func run(threads: Int, path: KernelPath? = nil) -> (out: [Float], ran: Bool) {
             var out = [Float](repeating: .nan, count: c.rows * qDim)
             let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
@@ -126,7 +126,7 @@ import Testing
                                         positions: pos.baseAddress, rows: Int64(c.rows), heads: Int64(c.heads), kv_heads: Int64(c.kvHeads),
                                         head_dim: Int64(c.headDim), window: Int64(c.window), out: o.baseAddress, out_stride: Int64(qDim),
                                         scratch: s.baseAddress, scratch_stride: Int64(stride))
-                                    if let path { ran = ck_attention_prefill_on(&d, Int32(threads), path.rawValue) == 1 }
+                                    if let path { ran = ck_attention_on(&d, Int32(threads), path.rawValue) == 1 }
                                     else { ck_attention(&d, Int32(threads)) }
                                 }
                             }
