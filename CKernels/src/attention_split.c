@@ -15,8 +15,8 @@
 // Range boundaries and merge order depend only on (first, last), never on the thread count or on
 // which thread ran which unit, so a result is bitwise the same on every run and every thread count.
 //
-// Two paths with the same structure: scalar C over rows decoded by ck_kv_load_row (the
-// reference, any head_dim) and AVX2/F16C, one instantiation per format (fp16 with head_dim a
+// The units compute in one order, which ref's scalar unit (attention_ref.c, any head_dim) spells
+// out; here the AVX2/F16C units, one instantiation per format (fp16 with head_dim a
 // multiple of 8; q8_0 and MXFP8, whose blocks of 32 carry one scale each). The AVX2 path walks
 // K eight rows at a time and V in 8-row blocks, every KV head of a row in turn, and converts
 // each K row segment or V chunk once for up to four of the query heads that share it (the

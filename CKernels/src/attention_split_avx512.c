@@ -4,10 +4,10 @@
 // heads up to four at a time so each row segment is converted once for them) with half the
 // conversions and FMAs per element. A score is one 16-lane FMA chain over the head dim, folded to
 // 8 lanes, and four rows' folds reduce to four scores with three hadds; the weighted V keeps the
-// four heads' accumulators for 64 dims in registers (16 of the 32) over a block. Results differ
-// from the AVX2 unit's in the summation order of each score and of the softmax's sums only
-// (tolerance-tested against fp64 like it), and are bitwise the same on every run with the same
-// thread count. attention_split_avx512_emu.c compiles this file again against SIMDe.
+// four heads' accumulators for 64 dims in registers (16 of the 32) over a block. Every sum is the
+// canonical order's (docs/kernels.md): a 16-lane chain folded to 8 is the AVX2 unit's two 8-lane
+// chains added, the hadds its tree, one V chain per output; so its bits are the AVX2 unit's and
+// ref's. attention_split_avx512_emu.c compiles this file again against SIMDe.
 #pragma STDC FP_CONTRACT OFF
 #include "attention_split_avx512.h"
 

@@ -38,8 +38,9 @@ import Foundation
     }
 
     /// Every path names a decode kernel and a threaded prefill region for every weight format
-    /// (ref: its tile kernel and the generic driver over it; F32 / F16 off ref: sgemm), and the
-    /// SIMD paths name their prefill attention's phases: the drivers never test a slot.
+    /// (ref: its tile kernel and the generic driver over it; F32 / F16 off ref: sgemm), and every
+    /// path, ref included, names its prefill attention's phases and row decoder: the drivers
+    /// never test a slot.
     @Test func matmulAndPrefillPhaseSlotsAreFilledOnEveryPath() {
         for path in KernelPath.allCases {
             let t = ck_kernels(ck_kernel_path(rawValue: UInt32(path.rawValue)))!.pointee
@@ -49,9 +50,7 @@ import Foundation
                 #expect(k.decode != nil, "\(path): format \(f) has no decode kernel")
                 #expect(k.prefill != nil, "\(path): format \(f) has no prefill region")
             }
-            // ref and the ARM64 paths (for now) run the per-head kernel, which has no phases.
-            guard ![.ref, .neon, .dotprod, .i8mm].contains(path) else { continue }
-            let phases: [Any?] = [t.attention_scores, t.attention_values, t.attention_softmax]
+            let phases: [Any?] = [t.attention_scores, t.attention_values, t.attention_softmax, t.attention_rows]
             for (i, slot) in phases.enumerated() { #expect(slot != nil, "\(path): prefill phase \(i) is empty") }
         }
     }
