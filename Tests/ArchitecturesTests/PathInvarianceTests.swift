@@ -24,7 +24,7 @@ import GGUF
         let model = try loadModel(try GGUFFile(path: ReferenceData.modelPath(key)))
         let prompt = Array(try ReferenceData.greedy(key).flatMap { $0.prompt_ids + $0.gen_ids }.prefix(300))
         let state = model.makeState(contextSize: prompt.count + steps, maxBatch: 512, kvFormat: format)
-        state.threads = threads
+        state.context.threads = threads
         var out: [UInt32] = [], tokens: [UInt32] = []
         var row = try #require(model.forward(prompt, state: state, logitRows: prompt.count - 1..<prompt.count)).copyRow(0)
         for _ in 0..<steps {
