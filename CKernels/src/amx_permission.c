@@ -2,6 +2,7 @@
 // tile data state (XFEATURE_XTILEDATA, dynamically enabled since Linux 5.16), requested once per
 // process; without it the first tile instruction would fault.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: cpuid and the tile permission
 #include <pthread.h>
 #include <cpuid.h>
 #include "ck_tile.h"
@@ -30,3 +31,4 @@ int ck_amx_available(void) {
     pthread_once(&amx_once, amx_probe);
     return amx_ok;
 }
+#endif

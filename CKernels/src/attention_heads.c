@@ -5,12 +5,16 @@
 // the same scalar kernel on every path.
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "attention_heads.h"
+#if defined(__x86_64__)
 #include "avx2_exp.h"
 #include "avx2_reduce.h"
+#endif
 #include "exp_scalar.h"
 
 
@@ -49,6 +53,7 @@ void ck_attention_head_ref(const head_job *j) {
     }
 }
 
+#if defined(__x86_64__)   // the AVX2/F16C per-head kernel
 __attribute__((target("avx2,fma,f16c")))
 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
@@ -146,6 +151,7 @@ void ck_attention_head_f16_avx2(const head_job *j) {
         for (int i = 0; i < n8; i++) _mm256_storeu_ps(j->out + d0 + 8 * i, _mm256_mul_ps(acc[i], inv));
     }
 }
+#endif
 
 typedef struct {
     const ck_attention_desc *d;

@@ -26,15 +26,21 @@
 // vpmaddwd, V in blocks of up to 64 rows (attention_split_q8_0.h).
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include "ck_ops.h"
 #include "ck_convert.h"
 #include "ck_matmul.h"
 #include "attention_split_unit.h"
+#if defined(__x86_64__)
 #include "avx2_exp.h"
+#endif
 #include "exp_scalar.h"
+#if defined(__x86_64__)
 #include "avx2_reduce.h"
 #include "attention_kv_avx2.h"
+#endif
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
@@ -63,6 +69,7 @@ int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim) {
            (int64_t)SPLIT_UNITS * SPLIT_HEADS * (head_dim + 2);
 }
 
+#if defined(__x86_64__)   // the AVX2 split-K units
 T256 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
 /// Query heads served per pass over a K row or a V chunk: the G heads sharing a KV head are
@@ -343,6 +350,7 @@ T256 void ck_attention_split_f16_avx2(const range_job *j) {
 }
 T256 void ck_attention_split_q8_0_avx2(const range_job *j) { range_simd(j, CK_KV_Q8_0); }
 T256 void ck_attention_split_mxfp8_avx2(const range_job *j) { range_simd(j, CK_KV_MXFP8_E4M3); }
+#endif
 
 typedef struct {
     const ck_attention_desc *d;

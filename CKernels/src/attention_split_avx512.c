@@ -9,6 +9,7 @@
 // chains added, the hadds its tree, one V chain per output; so its bits are the AVX2 unit's and
 // ref's. attention_split_avx512_emu.c compiles this file again against SIMDe.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 #include "attention_split_avx512.h"
 
 /// Rows per K and V block, and how far ahead of a block its rows are prefetched (as the AVX2
@@ -111,3 +112,4 @@ T512 void ck_attention_split_f16_avx512(const range_job *j) {
         }
     }
 }
+#endif

@@ -18,6 +18,7 @@
 // tolerance-tested against fp64 like it, bitwise the same on every run with the same thread count.
 // attention_split_q8_0_avx512_emu.c compiles this file again against SIMDe.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 #include "ck_blocks.h"
 #include "attention_split_avx512.h"
 
@@ -258,3 +259,4 @@ T512 void ck_attention_split_q8_0_avx512(const range_job *j) {
         }
     }
 }
+#endif

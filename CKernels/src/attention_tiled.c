@@ -30,15 +30,21 @@
 // (Zen 5 EPYC, 2 threads, the builds alternating over 4 rounds, median t/s): SmolLM2 676 -> 801,
 // Gemma 3 1924 -> 2287; over the fp16 cache in the same runs ~1.0x -> 1.16x and 1.17x.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include <math.h>
 #include <string.h>
 #include "ck_ops.h"
 #include "ck_matmul.h"
+#if defined(__x86_64__)
 #include "avx2_exp.h"
+#endif
 #include "attention_heads.h"
 #include "attention_tiled.h"
+#if defined(__x86_64__)
 #include "attention_kv_avx2.h"
+#endif
 #include "attention_tiles.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
@@ -48,6 +54,14 @@ int64_t ck_attention_tiled_scratch_floats(int64_t head_dim) {
     return (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)CP * QL;   // Qt, O, Kc/Vc, S
 }
 
+/// The cursor over rows [p0, p0 + n) of `base` (n <= 0: none); the phase that advances it
+/// spreads its lines over its tiles (prefetch_spread).
+INLINE row_prefetch prefetch_plan(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n) {
+    const int64_t lines = (ck_kv_row_bytes(d->format, d->head_dim) + 63) / 64, rows = n > 0 ? n : 0;
+    return (row_prefetch){base, p0, p0 + rows, 0, lines, d->row_bytes, 0};
+}
+
+#if defined(__x86_64__)   // the AVX2 / F16C tiles and the q8_0 codes' decoders
 /// Decodes rows p0..p0+n-1 of one KV head (base already offset to the head) into dst[n][hd]
 /// with AVX2/F16C (the SIMD paths' attention_rows; ref's, attention_ref.c, decodes the same values).
 T256 void ck_attention_rows_avx2(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst) {
@@ -106,13 +120,6 @@ T256 static void decode_pairs_q8_0(const ck_attention_desc *d, const uint8_t *ba
             if (r1) vs[(2 * pp + 1) * nb + b] = _cvtsh_ss(r1[b].d);
         }
     }
-}
-
-/// The cursor over rows [p0, p0 + n) of `base` (n <= 0: none); the phase that advances it
-/// spreads its lines over its tiles (prefetch_spread).
-INLINE row_prefetch prefetch_plan(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n) {
-    const int64_t lines = (ck_kv_row_bytes(d->format, d->head_dim) + 63) / 64, rows = n > 0 ? n : 0;
-    return (row_prefetch){base, p0, p0 + rows, 0, lines, d->row_bytes, 0};
 }
 
 /// S[p][lanes 8v..8v+8*NV) = sum_d Kc[p][d] * Qt[d] for NP positions; d ascending.
@@ -244,6 +251,8 @@ T256 void ck_attention_softmax_avx2(float *s, float *o, int64_t cn, int64_t hd, 
     }
 }
 
+#endif
+
 /// A path's phases; scores_q8_0 and values_q8_0 NULL where the path has no integer ones.
 typedef struct {
     attention_scores_fn scores;
@@ -254,12 +263,14 @@ typedef struct {
     void (*rows)(const ck_attention_desc *, const uint8_t *, int64_t, int64_t, float *);
 } tile_phases;
 
+#if defined(__x86_64__)
 /// Query lane i of the integer phases: q rounded to int16 (quantize_query, into tmp) and stored
 /// in dim pairs, its scale in qs[i].
 T256 static void query_lane_q8_0(const float *q, int64_t hd, int16_t *tmp, int16_t *qt16, float *qs, int64_t i) {
     quantize_query(q, 1, hd, tmp, qs + i);
     for (int64_t dd = 0; dd < hd; dd++) qt16[dd / 2 * 2 * QL + 2 * i + dd % 2] = tmp[dd];
 }
+#endif
 
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1. HD: the
 /// head dim as a constant (0: read it from d), so the tiles' loops and row offsets are fixed.
@@ -273,13 +284,15 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
     // (qt16) and, in its second half, the chunk's paired weights (wp: (hd/32) * (CP+1)/2 * QL
     // int32, at most QL * hd int16 while CP <= 32); their scales qs. In Kc's: the chunk's K codes
     // (kc16) and block scales (ks), then its paired V codes (vp), block scales (vs) and the
-    // weights' bounds (ws).
+    // weights' bounds (ws). x86-64 only: no other CPU's path has integer phases.
+#if defined(__x86_64__)
     const int int_phases = d->format == CK_KV_Q8_0 && ph->scores_q8_0;
     _Static_assert(CP <= 32, "the paired weights fill Qt's second half");
     int16_t *qt16 = (int16_t *)qt, *kc16 = (int16_t *)kv;
     int32_t *wp = (int32_t *)(qt16 + QL * hd), *vp = (int32_t *)kv;
     float *ks = (float *)(kc16 + CP * hd), qs[QL];
     float *vs = (float *)(vp + (CP + 1) / 2 * hd), *ws = vs + CP * (hd / 32);
+#endif
     int32_t first[QL], last[QL];
     int64_t pmin = INT64_MAX, pmax = -1;
     // Lanes up to a multiple of 16 (the 16-lane tiles compute them too; nl below is what counts).
@@ -293,8 +306,11 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
         if (f < pmin) pmin = f;
         if (l > pmax) pmax = l;
         const float *q = d->q + r * d->q_stride + h * hd;
+#if defined(__x86_64__)
         if (int_phases) query_lane_q8_0(q, hd, kc16, qt16, qs, i);   // kc16 is free until the first chunk
-        else {
+        else
+#endif
+        {
             for (int64_t dd = 0; dd < hd; dd++) qt[dd * QL + i] = q[dd];
         }
     }
@@ -319,11 +335,14 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
         const int masked = p0 < all_from || p0 + cn - 1 > all_to;
 
         // Scores of the chunk's positions.
+#if defined(__x86_64__)
         if (int_phases) {
             decode_codes_q8_0(d, kbase, p0, cn, kc16, ks);
             pf = prefetch_plan(d, vbase, p0, cn);
             ph->scores_q8_0(kc16, ks, qt16, qs, s, cn, hd, nl, &pf);
-        } else {
+        } else
+#endif
+        {
             ph->rows(d, kbase, p0, cn, kv);
             pf = prefetch_plan(d, vbase, p0, cn);
             ph->scores(kv, qt, s, cn, hd, nl, &pf);
@@ -333,11 +352,14 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
 
         // Weighted values.
         const int64_t next = npos - c0 - CP < CP ? npos - c0 - CP : CP;   // rows of the next chunk
+#if defined(__x86_64__)
         if (int_phases) {
             decode_pairs_q8_0(d, vbase, p0, cn, vp, vs);
             pf = prefetch_plan(d, kbase, p0 + CP, next);
             ph->values_q8_0(vp, vs, s, wp, ws, o, cn, hd, nl, &pf);
-        } else {
+        } else
+#endif
+        {
             ph->rows(d, vbase, p0, cn, kv);
             pf = prefetch_plan(d, kbase, p0 + CP, next);
             ph->values(kv, s, o, cn, hd, nl, &pf);
@@ -354,9 +376,11 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
 /// unit() with the supported models' head dims as constants (see ck_attention_scores_avx2), any other
 /// multiple of 8 read from d.
 #define UNIT_ARGS const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *s, const tile_phases *ph
+#if defined(__x86_64__)
 T256 static void unit_hd64(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 64); }
 T256 static void unit_hd256(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 256); }
 T256 static void unit_any(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0); }
+#endif
 /// ref's: no target attributes.
 static void unit_portable(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0); }
 
@@ -393,13 +417,19 @@ static void tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernel
     j.rows_per_unit = QL / j.hg;
     j.row_blocks = (d->rows + j.rows_per_unit - 1) / j.rows_per_unit;
     j.units = j.row_blocks * d->kv_heads * j.subgroups;
+#if defined(__x86_64__)
     j.unit = unit ? unit : d->head_dim == 64 ? unit_hd64 : d->head_dim == 256 ? unit_hd256 : unit_any;
+#else
+    j.unit = unit;
+#endif
     j.phases = (tile_phases){k->attention_scores, k->attention_values, k->attention_scores_q8_0, k->attention_values_q8_0,
                              k->attention_softmax, k->attention_rows};
     ck_parallel_units(run_unit, &j, j.units, nthreads);
 }
 
+#if defined(__x86_64__)
 void ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) { tiled(d, nthreads, k, 0); }
+#endif
 void ck_attention_tiled_portable(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
     tiled(d, nthreads, k, unit_portable);
 }

@@ -8,6 +8,7 @@
 // (24 int32 sums, scaled into O once per chunk). Their vpdpwssd go through ck_dpwssd.
 // attention_tiles_avx512_emu.c compiles this file again against SIMDe for CPUs without AVX-512.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 #include <math.h>
 #include "attention_tiles.h"
 
@@ -274,3 +275,4 @@ T512 void ck_attention_softmax_avx512(float *s, float *o, int64_t cn, int64_t hd
         _mm512_mask_storeu_ps(run_sum + 16 * v, live, sum);
     }
 }
+#endif

@@ -2,14 +2,17 @@
 // independent accumulators so latency never limits them; their results are folded into a
 // volatile sink so the compiler cannot drop them.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include <stdatomic.h>
-#include <cblas.h>
+#include "ck_blas.h"
 #include "ck_bench.h"
 #include "ck_matmul.h"
 
 static volatile int64_t sink;
 
+#if defined(__x86_64__)   // the x86 peak loops
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 static double peak_avx512(int64_t iters) {
     __m512i acc[12];
@@ -41,6 +44,7 @@ static double peak_avx2(int64_t iters) {
     sink = s;
     return (double)iters * 8 * 32;
 }
+#endif
 
 static double peak_scalar(int64_t iters) {
     int32_t acc[8] = {0};
@@ -58,7 +62,12 @@ static void peak_part(void *c, int t, int nt) {
     bench_ctx *b = c;
     // AMX's tiles are measured by the prefill rows themselves; its VNNI peak is the reference.
     const int vnni = b->path == CK_PATH_AVX512 || b->path == CK_PATH_AMX;
+#if defined(__x86_64__)
     const double macs = vnni ? peak_avx512(b->iters) : b->path == CK_PATH_AVX2 ? peak_avx2(b->iters) : peak_scalar(b->iters);
+#else
+    (void)vnni;
+    const double macs = peak_scalar(b->iters);
+#endif
     atomic_fetch_add(&b->macs, (int64_t)macs);
 }
 
@@ -68,6 +77,7 @@ double ck_bench_int8_peak(int path, int threads, int64_t iters) {
     return (double)atomic_load(&b.macs);
 }
 
+#if defined(__x86_64__)   // the AVX2 stream read
 __attribute__((target("avx2")))
 static uint64_t read_avx2(const uint8_t *p, size_t bytes) {
     __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
@@ -79,14 +89,18 @@ static uint64_t read_avx2(const uint8_t *p, size_t bytes) {
     const __m256i x = _mm256_xor_si256(_mm256_xor_si256(acc[0], acc[1]), _mm256_xor_si256(acc[2], acc[3]));
     return s + (uint64_t)_mm256_extract_epi64(x, 0) + (uint64_t)_mm256_extract_epi64(x, 3);
 }
+#endif
 
 static void read_part(void *c, int t, int nt) {
     bench_ctx *b = c;
     const size_t chunk = (b->bytes / (size_t)nt) & ~(size_t)63;
     const size_t begin = chunk * (size_t)t, len = t == nt - 1 ? b->bytes - begin : chunk;
     uint64_t s;
+#if defined(__x86_64__)
     if (__builtin_cpu_supports("avx2")) s = read_avx2(b->p + begin, len);
-    else { s = 0; for (size_t i = 0; i < len; i += 8) s += b->p[begin + i]; }
+    else
+#endif
+    { s = 0; for (size_t i = 0; i < len; i += 8) s += b->p[begin + i]; }
     atomic_fetch_add(&b->sum, s);
 }
 
@@ -97,7 +111,7 @@ uint64_t ck_bench_stream_read(const void *p, size_t bytes, int threads) {
 }
 
 void ck_sgemm_f32(int64_t m, int64_t n, int64_t k, const float *x, const float *w, float *y, int threads) {
-    openblas_set_num_threads(threads);
+    ck_blas_threads(threads);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)m, (blasint)n, (blasint)k, 1.0f, x, (blasint)k, w,
                 (blasint)k, 0.0f, y, (blasint)n);
 }

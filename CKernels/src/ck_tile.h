@@ -72,7 +72,7 @@ static inline void tile_dp(int c, int a, int b) {
         }
 }
 
-#else
+#elif defined(__x86_64__)
 
 #include <immintrin.h>
 #define tile_config(c) _tile_loadconfig(c)

@@ -15,6 +15,7 @@
 #include "attention_split_unit.h"
 #include "attention_tiled.h"
 
+#if defined(__x86_64__)   // CPUID
 static int cpu_has_avx2(void) {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
 }
@@ -23,17 +24,22 @@ static int cpu_has_avx512(void) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") && cpu_has_avx2();
 }
+#endif
 
 int ck_kernel_path_supported(int p) {
+#if defined(__x86_64__)
     __builtin_cpu_init();
+#endif
     switch (p) {
     case CK_PATH_REF: return 1;
+#if defined(__x86_64__)
     case CK_PATH_AVX2: return cpu_has_avx2();
     case CK_PATH_AVX512: return cpu_has_avx512();
     case CK_PATH_AMX: return cpu_has_avx512() && ck_amx_available();
     // Emulated AVX-512 still runs the AVX2 kernels for what it does not cover (the GGUF
     // activation schemes, row ops).
     case CK_PATH_AVX512_EMU: case CK_PATH_AMX_EMU: return cpu_has_avx2();
+#endif
     case CK_PATH_NEON: case CK_PATH_DOTPROD: case CK_PATH_I8MM: return ck_arm_path_supported(p);
     default: return 0;
     }
@@ -167,6 +173,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
 
 static const ck_path_kernels tables[CK_PATH_COUNT] = {
     REF_TABLE(CK_PATH_REF, "ref"),
+#if defined(__x86_64__)
     [CK_PATH_AVX2] = {CK_PATH_AVX2, "avx2",
                       {INTS(((ck_format_kernels){ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FP8_AVX2},
                       QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX2, ATTENTION_AVX2},
@@ -185,6 +192,10 @@ static const ck_path_kernels tables[CK_PATH_COUNT] = {
                           FP8_AVX512_EMU},
                          QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512_EMU,
                          ATTENTION_AVX512_EMU},
+#else
+    REF_TABLE(CK_PATH_AVX2, "avx2"), REF_TABLE(CK_PATH_AVX512, "avx512"), REF_TABLE(CK_PATH_AMX, "amx"),
+    REF_TABLE(CK_PATH_AVX512_EMU, "avx512-emu"), REF_TABLE(CK_PATH_AMX_EMU, "amx-emu"),
+#endif
     ARM_TABLE(CK_PATH_NEON, "neon", ck_matmul_neon, ck_prefill_neon),
     ARM_TABLE(CK_PATH_DOTPROD, "dotprod", ck_matmul_dotprod, ck_prefill_dotprod),
     ARM_TABLE(CK_PATH_I8MM, "i8mm", ck_matmul_dotprod, ck_prefill_i8mm),   // one row: SDOT, no wasted half

@@ -56,9 +56,13 @@ void ck_kv_store_f16_ref(const float *x, void *row, int64_t n) {
     for (int64_t i = 0; i < n; i++) h[i] = ck_fp32_to_fp16(x[i]);
 }
 
+#if defined(__x86_64__)
 void ck_kv_store_f16_avx2(const float *x, void *row, int64_t n) { ck_fp32_to_fp16_row_avx2(x, row, n); }
+#endif
 void ck_kv_store_q8_0_ref(const float *x, void *row, int64_t n) { ck_kv_quantize_row_q8_0_ref(x, row, n); }
+#if defined(__x86_64__)
 void ck_kv_store_q8_0_avx2(const float *x, void *row, int64_t n) { ck_kv_quantize_row_q8_0_avx2(x, row, n); }
+#endif
 void ck_kv_store_mxfp8_e4m3(const float *x, void *row, int64_t n) { ck_quantize_row_mxfp8_e4m3(x, row, n); }
 
 void ck_kv_store_row(ck_kv_format format, const float *x, void *row, int64_t n) {

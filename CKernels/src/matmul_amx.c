@@ -17,6 +17,7 @@
 // store) takes ~15 ns and its epilogue (cvt, mul, two fma per row) ~12 ns, and the two do not
 // overlap, so this reaches ~1.1-1.5x the VNNI tile, not the tile unit's peak.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
 #include <stdlib.h>
 #include <string.h>
@@ -241,3 +242,4 @@ void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     if (d->m < CK_AMX_MIN_ROWS || !fn) { ck_matmul_avx512(d, w, a, y, n0, n1); return; }
     amx_prefill(d, w, a, y, n0, n1, fn);
 }
+#endif

@@ -14,6 +14,7 @@
 // matmul_avx2_prefill.c (M > 1); this file has the activation quantizer and the dispatch
 // between them (MXFP8: matmul_fp8_avx2.c).
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
 #include <math.h>
 #include "matmul_avx2_common.h"
@@ -71,3 +72,4 @@ T256 void ck_matmul_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     if (d->m == 1) ck_matvec_avx2(d, w, a, y, n0, n1);
     else ck_matmul_avx2_prefill(d, w, a, y, n0, n1);
 }
+#endif

@@ -17,6 +17,7 @@
 // block) units of one or several matrices dynamically, so a thread that is slowed down (the
 // machine is shared, the shapes are small) does not leave the other waiting at the join.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -401,3 +402,4 @@ void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, 
         ck_parallel_units(multi_unit, &j, j.first[j.count], macs < min_parallel_macs ? 1 : nthreads);
     }
 }
+#endif

@@ -17,6 +17,7 @@
 // portable implementations of the same intrinsics (and renamed entry points), so the kernel's
 // correctness is tested on CPUs without AVX-512.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
 #include <math.h>
 #include <string.h>
@@ -258,3 +259,4 @@ T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
     const int64_t g0 = n0 / CK_R, g1 = (n1 + CK_R - 1) / CK_R;
     run_tiles(d, w, a, y, t, &info, g0, g1, (int)(n1 - (g1 - 1) * CK_R));
 }
+#endif

@@ -2,6 +2,7 @@
 // activations: matmul_fp8_kernel.h on 8 lanes (half a 16-row group per register, tiles of up to
 // 8 activation rows in the 16 ymm registers). The conversion is matmul_fp8_avx512.c's.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
 #include "matmul_avx2_common.h"
 
@@ -27,3 +28,4 @@ T256 INLINE __m256 decode8_scaled(const uint8_t *codes, const int E4M3) {
 #define V_DECODE_SCALED(codes, E4M3) decode8_scaled(codes, E4M3)
 #define KERNEL ck_matmul_fp8_avx2
 #include "matmul_fp8_kernel.h"
+#endif

@@ -11,6 +11,7 @@
 // matmul_fp8_avx512_emu.c compiles this file again against SIMDe (CK_AVX512_EMULATED), so the
 // tests check it bit for bit on CPUs without AVX-512.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
 #include <string.h>
 #include "ck_matmul.h"
@@ -39,3 +40,4 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_scaled(const u
 #define V_DECODE_SCALED(codes, E4M3) decode16_scaled(codes, E4M3)
 #define KERNEL ck_matmul_fp8_avx512
 #include "matmul_fp8_kernel.h"
+#endif

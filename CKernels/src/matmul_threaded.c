@@ -3,7 +3,7 @@
 // off the reference path). Both serve any number of activation rows, so they also take the rows
 // no decode kernel covers (m = 1 without an int8 or repacked layout).
 #pragma STDC FP_CONTRACT OFF
-#include <cblas.h>
+#include "ck_blas.h"
 #include "ck_matmul.h"
 
 typedef struct {
@@ -36,7 +36,7 @@ void ck_prefill_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *
 void ck_prefill_sgemm(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                       int nthreads, int64_t min_parallel_macs) {
     (void)min_parallel_macs;   // OpenBLAS picks its own threshold
-    openblas_set_num_threads(nthreads < 1 ? 1 : nthreads);
+    ck_blas_threads(nthreads < 1 ? 1 : nthreads);
     for (int i = 0; i < count; i++) {
         const float *wf = w[i].f32 ? w[i].f32 : (const float *)w[i].raw;
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)d[i].m, (blasint)d[i].n, (blasint)d[i].k, 1.0f,

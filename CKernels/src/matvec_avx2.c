@@ -10,6 +10,7 @@
 // sums as the prefill tiles (see matmul_avx2.c) and the fp32 epilogue is the reference's, lane
 // by lane, so results are bit-identical to ck_matmul_ref.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
 #include "matmul_avx2_common.h"
 
@@ -175,3 +176,4 @@ T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
         f(w, a, y, g, left < CK_R ? (int)left : CK_R, (int)d->accumulate, negoff);
     }
 }
+#endif

@@ -4,6 +4,7 @@
 // reference runs one lane at a time (exp_scalar.h); GeGLU, the four-vector RMSNorm and the KV
 // cache stores (the fp16 row conversion and the Q8_0 row quantizer) do the reference's operations.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
 #include <immintrin.h>
 #include <math.h>
@@ -120,3 +121,4 @@ T256 void ck_kv_quantize_row_q8_0_avx2(const float *x, ck_block_q8_0 *y, int64_t
         _mm256_storeu_si256((__m256i *)y[b].qs, _mm256_permutevar8x32_epi32(q16, order));
     }
 }
+#endif

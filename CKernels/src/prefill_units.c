@@ -75,6 +75,7 @@ static void prefill_units(const ck_matmul_desc *d, const ck_weights *w, const ck
               int nthreads, int64_t min_parallel_macs) {                                                        \
         prefill_units(d, w, a, y, count, nthreads, min_parallel_macs, KERNEL);                                  \
     }
+#if defined(__x86_64__)   // the x86 kernels
 PREFILL(ck_prefill_avx512, ck_matmul_avx512)
 PREFILL(ck_prefill_avx512_emu, ck_matmul_avx512_emu)
 PREFILL(ck_prefill_amx, ck_matmul_amx)
@@ -82,6 +83,7 @@ PREFILL(ck_prefill_amx_emu, ck_matmul_amx_emu)
 PREFILL(ck_prefill_fp8_avx2, ck_matmul_fp8_avx2)
 PREFILL(ck_prefill_fp8_avx512, ck_matmul_fp8_avx512)
 PREFILL(ck_prefill_fp8_avx512_emu, ck_matmul_fp8_avx512_emu)
+#endif
 #if defined(__aarch64__)
 PREFILL(ck_prefill_neon, ck_matmul_neon)
 PREFILL(ck_prefill_dotprod, ck_matmul_dotprod)

@@ -4,7 +4,8 @@
 // with each ARM path the CPU reports, and compares each hash with the golden one. So an ARM path
 // must equal the x86 reference bit for bit, and the aarch64 reference must equal the x86 one
 // (the FP-contraction guard). NaNs hash as one pattern: x86 and ARM generate different default
-// NaN bits (sign), and the contract is "NaN where the reference has NaN".
+// NaN bits (sign), and the contract is "NaN where the reference has NaN". It links the whole
+// kernel library, so the kernel table's choice of path on each CPU is checked too ("select").
 // Runs serially: the libomp entry points the thread pool calls are stubbed below (the arm64
 // cross packages have no libomp); every case uses one thread. Time cap: the whole run under the
 // three qemu CPUs stays below 3 minutes (scripts/test-arm64).
@@ -28,6 +29,22 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigne
 }
 int omp_get_thread_num(void) { return 0; }
 int omp_get_num_threads(void) { return 1; }
+
+#if defined(__aarch64__)
+// The arm64 cross packages have no OpenBLAS: the F32 / F16 sgemm slot is linked but never run here.
+typedef int blasint;
+void cblas_sgemm(int order, int ta, int tb, blasint m, blasint n, blasint k, float alpha, const float *a, blasint lda,
+                 const float *b, blasint ldb, float beta, float *c, blasint ldc);
+void openblas_set_num_threads(int n);
+void cblas_sgemm(int order, int ta, int tb, blasint m, blasint n, blasint k, float alpha, const float *a, blasint lda,
+                 const float *b, blasint ldb, float beta, float *c, blasint ldc) {
+    (void)order; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)alpha; (void)a; (void)lda; (void)b; (void)ldb;
+    (void)beta; (void)c; (void)ldc;
+    fprintf(stderr, "kernel_driver: sgemm is not available in the aarch64 driver\n");
+    abort();
+}
+void openblas_set_num_threads(int n) { (void)n; }
+#endif
 
 // MARK: - Hashing and the golden table
 
@@ -244,6 +261,12 @@ static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int
             (fp8 ? ck_prefill_fp8_neon : arm_paths[p].prefill)(&d, &w, &act.a, &y, 1, 1, 0);
             snprintf(label, sizeof label, "%s-prefill", arm_paths[p].name);
             record(name, label, hash_floats(y, (size_t)(m * n)));
+            if (f != CK_WF_F32 && f != CK_WF_F16) {   // through the path's table (sgemm is not linked here)
+                memcpy(y, init, (size_t)(m * n) * sizeof(float));
+                ck_matmul(&d, &w, &act.a, y, 1, arm_paths[p].path);
+                snprintf(label, sizeof label, "%s-table", arm_paths[p].name);
+                record(name, label, hash_floats(y, (size_t)(m * n)));
+            }
         }
         free(w.qs); free(w.dw); free(w.mw); free(w.f32); free(w.qs_dec);
     }
@@ -342,6 +365,72 @@ static void row_cases(void) {
     }
 }
 
+// MARK: - The whole library (kernel table, dispatch, attention)
+
+/// The kernel table on this CPU: x86 paths never supported on aarch64, the best path the fastest
+/// supported ARM one, QUANTA_KERNEL_PATH and ck_kernel_path_set lowered to it when the CPU lacks
+/// the path, every table named as QUANTA_KERNEL_PATH spells it. One "select" case per check.
+static void selection_cases(void) {
+    if (golden_mode || !ARM_PATHS) return;
+    const int p = path_index("select");
+    int best = CK_PATH_REF;
+    for (int i = 0; i < ARM_PATHS; i++) if (arm_enabled[i]) best = arm_paths[i].path;
+    static const char *names[CK_PATH_COUNT] = {"ref", "avx2", "avx512", "amx", "avx512-emu", "amx-emu", "neon", "dotprod", "i8mm"};
+    int ok[6], n = 0;
+    for (int x = CK_PATH_AVX2; x <= CK_PATH_AMX_EMU; x++) ok[n++] = !ck_kernel_path_supported(x);
+    ok[n++] = ck_best_kernel_path() == (ck_kernel_path)best;
+    setenv("QUANTA_KERNEL_PATH", "neon", 1);
+    ok[n - 1] &= ck_kernel_path_get() == CK_PATH_NEON;   // the first read takes the environment
+    for (int i = 0; i < ARM_PATHS; i++)
+        ok[n - 1] &= ck_kernel_path_set(arm_paths[i].path) == (arm_enabled[i] ? (ck_kernel_path)arm_paths[i].path : (ck_kernel_path)best);
+    ok[n - 1] &= ck_kernel_path_set(-1) == (ck_kernel_path)best;
+    for (int x = 0; x < CK_PATH_COUNT; x++) ok[n - 1] &= !strcmp(ck_kernels((ck_kernel_path)x)->name, names[x]);
+    for (int i = 0; i < n; i++) {
+        if (ok[i]) { passed[p]++; continue; }
+        printf("MISMATCH path selection check %d\n", i);
+        failed[p]++;
+    }
+}
+
+/// Attention through ck_attention on each path this CPU runs (the ARM tables name the reference
+/// kernels for now) against the x86 reference's bits: every cache format, decode (split-K and
+/// per-head), 3 rows, prefill; GQA, a window, two head dims.
+static void attention_cases(void) {
+    static const char *kv[] = {"f16", "q8_0", "mxfp8_e4m3"};
+    static const int64_t shapes[][3] = {{1, 300, 64}, {1, 40, 128}, {3, 57, 64}, {8, 96, 64}, {8, 33, 128}};   // rows, positions, head dim
+    for (int f = 0; f < 3; f++)
+        for (int s = 0; s < 5; s++)
+            for (int window = 0; window <= 16; window += 16) {
+                const int64_t rows = shapes[s][0], npos = shapes[s][1], hd = shapes[s][2], heads = 4, kv_heads = 2;
+                const int64_t row_bytes = ck_kv_row_bytes((ck_kv_format)f, kv_heads * hd);
+                uint8_t *k = calloc((size_t)(npos * row_bytes), 1), *v = calloc((size_t)(npos * row_bytes), 1);
+                float *kx = make_activations(npos, kv_heads * hd, 0), *vx = make_activations(npos, kv_heads * hd, 0);
+                for (int64_t p = 0; p < npos; p++) {
+                    ck_kernels(CK_PATH_REF)->kv_store[f](kx + p * kv_heads * hd, k + p * row_bytes, kv_heads * hd);
+                    ck_kernels(CK_PATH_REF)->kv_store[f](vx + p * kv_heads * hd, v + p * row_bytes, kv_heads * hd);
+                }
+                float *q = make_activations(rows, heads * hd, 0), *out = malloc((size_t)(rows * heads * hd) * sizeof(float));
+                int64_t positions[8];
+                for (int64_t r = 0; r < rows; r++) positions[r] = npos - rows + r;
+                const int64_t stride = ck_attention_scratch_floats(npos, hd);
+                float *scratch = malloc((size_t)stride * sizeof(float));
+                const ck_attention_desc d = {q, heads * hd, k, v, row_bytes, (ck_kv_format)f, positions, rows, heads, kv_heads, hd,
+                                             window, out, heads * hd, scratch, stride};
+                char name[96];
+                snprintf(name, sizeof name, "attention/%s/rows%lld/pos%lld/hd%lld/w%d", kv[f], (long long)rows, (long long)npos,
+                         (long long)hd, window);
+                for (int p = -1; p < ARM_PATHS; p++) {
+                    if (p >= 0 && !arm_enabled[p]) continue;
+                    ck_kernel_path_set(p < 0 ? CK_PATH_REF : arm_paths[p].path);
+                    memset(out, 0, (size_t)(rows * heads * hd) * sizeof(float));
+                    ck_attention(&d, 1);
+                    record(name, p < 0 ? "ref" : arm_paths[p].name, hash_floats(out, (size_t)(rows * heads * hd)));
+                }
+                ck_kernel_path_set(-1);
+                free(k); free(v); free(kx); free(vx); free(q); free(out); free(scratch);
+            }
+}
+
 static int load_golden(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) { fprintf(stderr, "kernel_driver: cannot read golden file %s\n", path); return 0; }
@@ -363,9 +452,11 @@ int main(int argc, char **argv) {
     }
     for (int p = 0; p < ARM_PATHS; p++) arm_enabled[p] = ck_arm_path_supported(arm_paths[p].path);
     path_index("ref");
+    selection_cases();   // first: it checks QUANTA_KERNEL_PATH, which is read at the first path lookup
     matmul_cases();
     quantize_cases();
     row_cases();
+    attention_cases();
     if (golden_mode) return 0;
     // The paths the CPU reports must be exactly the expected ones (a path it lacks is never chosen).
     char found[64] = "";
