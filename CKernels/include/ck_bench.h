@@ -8,7 +8,8 @@
 
 /// Runs `iters` iterations of a register-only int8 multiply-accumulate loop on `threads` threads
 /// with the path's best instruction (AVX-512: vpdpbusd zmm; AVX2: vpmaddubsw + vpaddw ymm;
-/// ref: scalar) and returns the number of int8 MACs executed in total.
+/// dotprod: SDOT; i8mm: USMMLA; ref and neon: scalar) and returns the number of int8 MACs
+/// executed in total.
 double ck_bench_int8_peak(int path, int threads, int64_t iters);
 /// Reads `bytes` bytes from p (split over `threads` threads) with vector loads; returns a checksum.
 uint64_t ck_bench_stream_read(const void *p, size_t bytes, int threads);

@@ -46,6 +46,41 @@ static double peak_avx2(int64_t iters) {
 }
 #endif
 
+#if defined(__aarch64__)   // the ARM64 peak loops: SDOT (16 MACs) and USMMLA (32 MACs) per instruction
+#include <arm_neon.h>
+
+__attribute__((target("dotprod")))
+static double peak_sdot(int64_t iters) {
+    int32x4_t acc[12];
+    const int8x16_t a = vdupq_n_s8(3), b = vdupq_n_s8(-2);
+    for (int i = 0; i < 12; i++) acc[i] = vdupq_n_s32(i);
+    for (int64_t it = 0; it < iters; it++) {
+        for (int i = 0; i < 12; i++) acc[i] = vdotq_s32(acc[i], a, b);
+        __asm__ volatile("" : "+w"(acc[0]), "+w"(acc[1]), "+w"(acc[2]), "+w"(acc[3]), "+w"(acc[4]), "+w"(acc[5]));
+    }
+    int64_t s = 0;
+    for (int i = 0; i < 12; i++) s += vaddvq_s32(acc[i]);
+    sink = s;
+    return (double)iters * 12 * 16;
+}
+
+__attribute__((target("i8mm")))
+static double peak_usmmla(int64_t iters) {
+    int32x4_t acc[12];
+    const uint8x16_t a = vdupq_n_u8(3);
+    const int8x16_t b = vdupq_n_s8(-2);
+    for (int i = 0; i < 12; i++) acc[i] = vdupq_n_s32(i);
+    for (int64_t it = 0; it < iters; it++) {
+        for (int i = 0; i < 12; i++) acc[i] = vusmmlaq_s32(acc[i], a, b);
+        __asm__ volatile("" : "+w"(acc[0]), "+w"(acc[1]), "+w"(acc[2]), "+w"(acc[3]), "+w"(acc[4]), "+w"(acc[5]));
+    }
+    int64_t s = 0;
+    for (int i = 0; i < 12; i++) s += vaddvq_s32(acc[i]);
+    sink = s;
+    return (double)iters * 12 * 32;
+}
+#endif
+
 static double peak_scalar(int64_t iters) {
     int32_t acc[8] = {0};
     volatile int8_t a = 3, b = -2;
@@ -64,6 +99,10 @@ static void peak_part(void *c, int t, int nt) {
     const int vnni = b->path == CK_PATH_AVX512 || b->path == CK_PATH_AMX;
 #if defined(__x86_64__)
     const double macs = vnni ? peak_avx512(b->iters) : b->path == CK_PATH_AVX2 ? peak_avx2(b->iters) : peak_scalar(b->iters);
+#elif defined(__aarch64__)
+    (void)vnni;
+    const double macs = b->path == CK_PATH_I8MM ? peak_usmmla(b->iters)
+                      : b->path == CK_PATH_DOTPROD ? peak_sdot(b->iters) : peak_scalar(b->iters);
 #else
     (void)vnni;
     const double macs = peak_scalar(b->iters);
