@@ -66,6 +66,8 @@ typedef struct {
     ck_scale_format scale;
     ck_act_format act;
     int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
+    int kscale_rec;      ///< K-quants (Q4_K, Q6_K): bytes of one scale record in dw (see
+                         ///< ck_weights), else 0
     int64_t qs_block_bytes;       ///< repacked value bytes (qs) per 16-row group and 32-block: 256
                                   ///< (packed4), 512 (byte layout, MXFP8 codes), else 0 (also
                                   ///< Q5_0, stored only as its compact copy qs_dec)
@@ -76,6 +78,13 @@ typedef struct {
 
 /// Bytes per 16-row group and 32-block of Q5_0's compact layout (ck_weights.qs_dec).
 #define CK_Q5_0_COMPACT_BYTES 320
+/// Bytes of one K-quant scale record (ck_weights.dw), per 16-row group and 256-element
+/// super-block: Q4_K fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16]; Q6_K fp16 d[16],
+/// i8 sc[8][2][16] ([32-block][half][row]).
+#define CK_Q4_K_SCALE_REC 320
+#define CK_Q6_K_SCALE_REC 288
+/// Bytes per 16-row group and 32-block of Q6_K's values (ck_weights.qs): 6 bits per weight.
+#define CK_Q6_K_PACKED_BYTES 384
 
 ck_format_info ck_weight_format_info(ck_weight_format f);
 
@@ -97,10 +106,18 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 /// [n][k/block], read by the reference kernel. The fast paths read the repacked arrays:
 ///  - qs: per group of 16 rows, per 32-block, either 512 bytes (8 quads of k; quad j is 64 bytes
 ///    = row r at 4r..4r+3 holding u[4j..4j+3]) or, when packed4, 256 bytes (quad j's byte 4r+i
-///    holds u[4j+i] in the low nibble and u[16+4j+i] in the high nibble);
+///    holds u[4j+i] in the low nibble and u[16+4j+i] in the high nibble), or, for Q6_K
+///    (CK_Q6_K_PACKED_BYTES), those 256 bytes of low nibbles followed by two 64-byte planes of
+///    the values' top two bits: byte 256 + 4r + i has u[4j+i] >> 4 at bits 2j..2j+1 and byte
+///    320 + 4r + i has u[16+4j+i] >> 4 there (j = 0..3), so a shift and a mask put quad j's top
+///    bits under its nibbles;
 ///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only); fp16 bits when
 ///    half_scales (Q4_0, Q4_1, Q5_0, Q8_0, whose d and m are fp16 already: saves decode bytes),
-///    else fp32;
+///    else fp32; the K-quants instead keep their scales as stored, one record per group and
+///    super-block (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC; no mw), and the kernels form
+///    dw = d * sc and mw = -(dmin * m) in registers: both products are exact in fp32 (11-bit
+///    by 6- or 8-bit significands), so they equal the reference's. With Q6_K's 6-bit values,
+///    both stream 1.03x and 1.00x the file's bytes (fp32 planes and a byte layout: 1.33x, 1.52x);
 ///  - f32: [n][k] fp32 (F16, for the sgemm path);
 ///  - MXFP8: qs = [group][block][32][16] the 8-bit codes as stored (k-major within a block, so
 ///    one 16-byte load is one k of 16 rows) and dw = [group][block][16] fp32 block scales; a

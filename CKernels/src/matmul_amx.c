@@ -23,6 +23,7 @@
 #include <string.h>
 #include "ck_matmul.h"
 #include "ck_tile.h"
+#include "scales_avx512.h"
 
 #ifdef CK_AMX_EMULATED
 #include "avx512_simde.h"
@@ -54,12 +55,6 @@ typedef struct {
     int64_t cap;
 } amx_scratch;
 static _Thread_local amx_scratch scratch;
-
-/// 16 scales from a repacked scale plane: fp16 (exact widening) or fp32.
-TAMX INLINE __m512 scales16(const void *base, int64_t i, const int HS) {
-    return HS ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const ck_half *)base + i)))
-              : _mm512_loadu_ps((const float *)base + i);
-}
 
 /// One tile product into C tile `c` from A tile `ta` (activations at aq, row stride lda) and B
 /// tile `tb` (weight bytes at bw), stored to `out`.
@@ -102,10 +97,10 @@ TAMX INLINE void issue(cursor *c, const int8_t *aq0, int64_t k, int64_t nb, int6
 /// tiles of `rows` rows (FULL: 16, unrolled) from row m0, over the whole K: per item the
 /// epilogue of the tile products issued CK_AMX_DEPTH - 1 items earlier into 16 accumulator
 /// registers (one per activation row), then y, masked to the valid columns below n1. HASMIN:
-/// stored mw; HS: fp16 scale planes.
+/// stored mw; SC: the scale storage (scale_storage.h).
 TAMX INLINE void run_items(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t g0,
                            int64_t g1, int64_t n1, int64_t m0, int64_t ntiles, int rows, const uint8_t *bytes0,
-                           float negoff, const int HASMIN, const int HS, const int FULL) {
+                           float negoff, const int HASMIN, const int SC, const int FULL) {
     const int64_t k = d->k, nb = k / 32;
     const int R = FULL ? 16 : rows;
     const __m512 vneg = _mm512_set1_ps(negoff);
@@ -123,8 +118,8 @@ TAMX INLINE void run_items(const ck_matmul_desc *d, const ck_weights *w, const c
             for (int64_t b = 0; b < nb; b++, item++) {
                 issue(&c, aq0, k, nb, ntiles, bytes0);
                 const int s = (int)(item & (CK_AMX_DEPTH - 1));
-                const __m512 d0 = scales16(w->dw, (g * nb + b) * CK_R, HS);
-                const __m512 mw = HASMIN ? scales16(w->mw, (g * nb + b) * CK_R, HS) : _mm512_mul_ps(d0, vneg);
+                const __m512 d0 = ck_scales16(w->dw, w->mw, nb, g, b, 0, 1, SC);
+                const __m512 mw = HASMIN ? ck_scales16(w->dw, w->mw, nb, g, b, 2, 1, SC) : _mm512_mul_ps(d0, vneg);
                 UNROLL for (int r = 0; r < 16; r++) {
                     if (FULL || r < R) {
                         const float *meta = meta0 + (r * nb + b) * 4;
@@ -149,20 +144,20 @@ TAMX INLINE void run_items(const ck_matmul_desc *d, const ck_weights *w, const c
 typedef void (*items_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t,
                          int64_t, int64_t, int64_t, int, const uint8_t *, float);
 
-#define ITEMS(NAME, HASMIN, HS, FULL)                                                                      \
+#define ITEMS(NAME, HASMIN, SC, FULL)                                                                      \
     TAMX static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t g0,   \
                           int64_t g1, int64_t n1, int64_t m0, int64_t ntiles, int rows, const uint8_t *bytes0,   \
                           float negoff) {                                                                        \
-        run_items(d, w, a, y, g0, g1, n1, m0, ntiles, rows, bytes0, negoff, HASMIN, HS, FULL);              \
+        run_items(d, w, a, y, g0, g1, n1, m0, ntiles, rows, bytes0, negoff, HASMIN, SC, FULL);              \
     }
-#define ITEMS_PAIR(P, HASMIN, HS) \
-    ITEMS(P##_full, HASMIN, HS, 1) ITEMS(P##_part, HASMIN, HS, 0) \
+#define ITEMS_PAIR(P, HASMIN, SC) \
+    ITEMS(P##_full, HASMIN, SC, 1) ITEMS(P##_part, HASMIN, SC, 0) \
     static const items_fn P[2] = {P##_part, P##_full};
 
-ITEMS_PAIR(i_h, 0, 1)      // Q4_0, Q5_0, Q8_0 (fp16 d)
-ITEMS_PAIR(i_hmin, 1, 1)   // Q4_1 (fp16 d, m)
-ITEMS_PAIR(i_fmin, 1, 0)   // Q4_K (fp32 d, m)
-ITEMS_PAIR(i_f, 0, 0)      // MXINT8, MXFP4
+ITEMS_PAIR(i_h, 0, CK_SC_F16)      // Q4_0, Q5_0, Q8_0 (fp16 d)
+ITEMS_PAIR(i_hmin, 1, CK_SC_F16)   // Q4_1 (fp16 d, m)
+ITEMS_PAIR(i_kmin, 1, CK_SC_K)     // Q4_K (d, dmin and codes)
+ITEMS_PAIR(i_f, 0, CK_SC_F32)      // MXINT8, MXFP4
 
 /// Group g's byte layout (nb blocks x 512 bytes) into `out`: 4-bit formats split each packed
 /// quad's nibbles (quad j's low nibbles are quad j, its high nibbles quad 4 + j).
@@ -231,7 +226,7 @@ void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     switch (w->format) {
     case CK_WF_Q4_0: case CK_WF_Q5_0: case CK_WF_Q8_0: fn = i_h; break;
     case CK_WF_Q4_1: fn = i_hmin; break;
-    case CK_WF_Q4_K: fn = i_fmin; break;
+    case CK_WF_Q4_K: fn = i_kmin; break;
     case CK_WF_MXINT8: case CK_WF_MXFP4: fn = i_f; break;
     // Q6_K (two half-block scales: the VNNI tile is faster, see kernel_table.c); float formats
     // never come here (their own kernels in the table).

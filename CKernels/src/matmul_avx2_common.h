@@ -6,6 +6,7 @@
 #include <immintrin.h>
 #include <string.h>
 #include "ck_matmul.h"
+#include "scale_storage.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
@@ -23,6 +24,22 @@ T256 INLINE __m256i ck_bcast4(const int8_t *p) {
 T256 INLINE __m256 ck_load_scales8(const void *base, int64_t i, const int HS) {
     return HS ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const ck_half *)base + i)))
               : _mm256_loadu_ps((const float *)base + i);
+}
+
+/// The 8 fp32 row scales of rows 8h..8h+7 of group g, 32-block b (nb blocks per row): which = 0
+/// dw (the first half-block's for Q6_K), 1 Q6_K's second half-block dw, 2 mw (has_min formats).
+/// K records: the products d * sc and -(dmin * m), exact in fp32 as in ck_decode_block32.
+T256 INLINE __m256 ck_scales8(const void *dw, const void *mw, int64_t nb, int64_t g, int64_t b, int h, int which,
+                              const int NSC, const int SC) {
+    if (SC == CK_SC_K) {
+        const uint8_t *rec = ck_kscale_record(dw, nb, g, b, NSC);
+        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(rec + 32 * (which == 2) + 16 * h)));
+        const __m128i codes = _mm_loadl_epi64((const __m128i *)(rec + ck_kscale_codes((int)(b % 8), which, NSC) + 8 * h));
+        const __m256 v = _mm256_mul_ps(d, _mm256_cvtepi32_ps(NSC == 2 ? _mm256_cvtepi8_epi32(codes) : _mm256_cvtepu8_epi32(codes)));
+        return which == 2 ? _mm256_xor_ps(v, _mm256_set1_ps(-0.0f)) : v;
+    }
+    if (which == 2) return ck_load_scales8(mw, (g * nb + b) * CK_R + 8 * h, SC == CK_SC_F16);
+    return ck_load_scales8(dw, ((g * nb + b) * NSC + which) * CK_R + 8 * h, SC == CK_SC_F16);
 }
 
 /// Bit `bit` of every byte of a bit-sliced plane (Q5_0's compact layout) moved to bit 4 (value

@@ -57,7 +57,7 @@ typedef struct {
 /// Rows m0..m0+MT-1 x halves h0..h0+HT-1 (h0 even when HT = 2), whole K. nvalid: valid rows
 /// of the last half (rows past n are padding and are not stored).
 T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const int KIND, const int NSC,
-                       const int HASMIN, const int HS, const int MT, const int HT) {
+                       const int HASMIN, const int SC, const int MT, const int HT) {
     const int64_t k = c->k, nb = c->nb, qb = KIND == P_U4 ? 256 : 512;
     const int64_t g = h0 / 2, side = h0 % 2;
     const uint8_t *const qs = c->qs + (g - c->gbase) * nb * qb + 32 * side;
@@ -73,12 +73,11 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *bq = qs + b * qb;
         const int8_t *ab = aq + b * 32;
-        const int64_t si = (g * nb + b) * NSC * CK_R + 8 * side;   // first scale of half h0
         __m256 d0[HTX], d1[HTX], mw[HTX];
         UNROLL for (int h = 0; h < HT; h++) {
-            d0[h] = ck_load_scales8(dws, si + 8 * h, HS);
-            if (NSC == 2) d1[h] = ck_load_scales8(dws, si + CK_R + 8 * h, HS);
-            mw[h] = HASMIN ? ck_load_scales8(mws, (g * nb + b) * CK_R + 8 * side + 8 * h, HS) : _mm256_mul_ps(d0[h], vneg);
+            d0[h] = ck_scales8(dws, mws, nb, g, b, (int)side + h, 0, NSC, SC);
+            if (NSC == 2) d1[h] = ck_scales8(dws, mws, nb, g, b, (int)side + h, 1, NSC, SC);
+            mw[h] = HASMIN ? ck_scales8(dws, mws, nb, g, b, (int)side + h, 2, NSC, SC) : _mm256_mul_ps(d0[h], vneg);
         }
         __m256i dot[MTX][HTX];
         if (KIND == P_U4) {
@@ -216,6 +215,32 @@ static uint8_t *expansion_buffer(size_t bytes) {
     return expanded;
 }
 
+/// Bits 2j..2j+1 of every byte of a Q6_K 2-bit plane moved to bits 4-5, masked (16-bit shifts
+/// of at most 4 keep the bits that land there within their byte).
+T256 INLINE __m256i top2_bits(__m256i x, const int j) {
+    const __m256i b45 = _mm256_set1_epi8(0x30);
+    if (j < 2) return _mm256_and_si256(_mm256_slli_epi16(x, 4 - 2 * j), b45);
+    if (j > 2) return _mm256_and_si256(_mm256_srli_epi16(x, 2), b45);
+    return _mm256_and_si256(x, b45);
+}
+
+/// `blocks` consecutive 16-row blocks of Q6_K: nibbles + 2-bit planes (384 bytes each) -> byte
+/// layout (512 bytes), per L2 chunk like Q5_0 (above) and for the same reason.
+T256 static void expand_q6_K(const uint8_t *packed, uint8_t *bytes, int64_t blocks) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    for (int64_t i = 0; i < blocks; i++, packed += CK_Q6_K_PACKED_BYTES, bytes += 512)
+        UNROLL for (int s = 0; s < 2; s++) {
+            const __m256i xl = _mm256_loadu_si256((const __m256i *)(packed + 256 + 32 * s));
+            const __m256i xh = _mm256_loadu_si256((const __m256i *)(packed + 320 + 32 * s));
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m256i v = _mm256_loadu_si256((const __m256i *)(packed + 64 * j + 32 * s));
+                _mm256_storeu_si256((__m256i *)(bytes + 64 * j + 32 * s), _mm256_or_si256(_mm256_and_si256(v, low4), top2_bits(xl, j)));
+                _mm256_storeu_si256((__m256i *)(bytes + 64 * (4 + j) + 32 * s),
+                                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4), top2_bits(xh, j)));
+            }
+        }
+}
+
 /// `blocks` consecutive 16-row blocks: compact (320 bytes each) -> byte layout (512 bytes).
 T256 static void expand_q5_0(const uint8_t *compact, uint8_t *bytes, int64_t blocks) {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
@@ -232,32 +257,32 @@ T256 static void expand_q5_0(const uint8_t *compact, uint8_t *bytes, int64_t blo
         }
 }
 
-#define PTILE(NAME, KIND, NSC, HASMIN, HS, MT, HT)                                                   \
+#define PTILE(NAME, KIND, NSC, HASMIN, SC, MT, HT)                                                   \
     T256 static void NAME(const pctx *c, int64_t m0, int64_t h0, int nvalid) {                       \
-        ptile(c, m0, h0, nvalid, KIND, NSC, HASMIN, HS, MT, HT);                                     \
+        ptile(c, m0, h0, nvalid, KIND, NSC, HASMIN, SC, MT, HT);                                     \
     }
 /// Per format: [rows - 1][halves - 1]; HT2 = 2 for the formats whose tile takes a whole group.
-#define PTILES(P, KIND, NSC, HASMIN, HS, HT2)                                                        \
-    PTILE(P##_4a, KIND, NSC, HASMIN, HS, 4, HT2) PTILE(P##_4b, KIND, NSC, HASMIN, HS, 4, 1)          \
-    PTILE(P##_3a, KIND, NSC, HASMIN, HS, 3, HT2) PTILE(P##_3b, KIND, NSC, HASMIN, HS, 3, 1)          \
-    PTILE(P##_2a, KIND, NSC, HASMIN, HS, 2, HT2) PTILE(P##_2b, KIND, NSC, HASMIN, HS, 2, 1)          \
-    PTILE(P##_1a, KIND, NSC, HASMIN, HS, 1, HT2) PTILE(P##_1b, KIND, NSC, HASMIN, HS, 1, 1)          \
+#define PTILES(P, KIND, NSC, HASMIN, SC, HT2)                                                        \
+    PTILE(P##_4a, KIND, NSC, HASMIN, SC, 4, HT2) PTILE(P##_4b, KIND, NSC, HASMIN, SC, 4, 1)          \
+    PTILE(P##_3a, KIND, NSC, HASMIN, SC, 3, HT2) PTILE(P##_3b, KIND, NSC, HASMIN, SC, 3, 1)          \
+    PTILE(P##_2a, KIND, NSC, HASMIN, SC, 2, HT2) PTILE(P##_2b, KIND, NSC, HASMIN, SC, 2, 1)          \
+    PTILE(P##_1a, KIND, NSC, HASMIN, SC, 1, HT2) PTILE(P##_1b, KIND, NSC, HASMIN, SC, 1, 1)          \
     static const ptile_fn P[4][2] = {{P##_1b, P##_1a}, {P##_2b, P##_2a}, {P##_3b, P##_3a}, {P##_4b, P##_4a}}; \
     enum { P##_ht = HT2 };
 
-PTILES(p_q4_0, P_U4, 1, 0, 1, 2)
-PTILES(p_q4_1, P_U4, 1, 1, 1, 2)
-PTILES(p_q4_K, P_U4, 1, 1, 0, 2)
-PTILES(p_q5_0, P_U5, 1, 0, 1, 2)
-PTILES(p_mxfp4, P_U5, 1, 0, 0, 2)
-PTILES(p_q6_K, P_Q6, 2, 0, 0, 2)
-PTILES(p_q8_0, P_S8, 1, 0, 1, 1)
-PTILES(p_mxint8, P_S8, 1, 0, 0, 1)
+PTILES(p_q4_0, P_U4, 1, 0, CK_SC_F16, 2)
+PTILES(p_q4_1, P_U4, 1, 1, CK_SC_F16, 2)
+PTILES(p_q4_K, P_U4, 1, 1, CK_SC_K, 2)
+PTILES(p_q5_0, P_U5, 1, 0, CK_SC_F16, 2)
+PTILES(p_mxfp4, P_U5, 1, 0, CK_SC_F32, 2)
+PTILES(p_q6_K, P_Q6, 2, 0, CK_SC_K, 2)
+PTILES(p_q8_0, P_S8, 1, 0, CK_SC_F16, 1)
+PTILES(p_mxint8, P_S8, 1, 0, CK_SC_F32, 1)
 
 /// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0: of its expansion,
 /// 512 value bytes per block instead of the compact 320).
 static int64_t chunk_halves(ck_weight_format f, const ck_format_info *info, int64_t k) {
-    const int64_t expansion = f == CK_WF_Q5_0 ? 512 - CK_Q5_0_COMPACT_BYTES : 0;
+    const int64_t expansion = f == CK_WF_Q5_0 ? 512 - CK_Q5_0_COMPACT_BYTES : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : 0;
     const int64_t bytes = (k / 32) * (info->repacked_block_bytes + expansion) / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
     return c < 2 ? 2 : c;
@@ -304,7 +329,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     return p;
 }
 
-/// The calling thread's Q5_0 byte-layout copy of the chunk of halves [c0, c1) (c0 even), made
+/// The calling thread's Q5_0 or Q6_K byte-layout copy of the chunk of halves [c0, c1) (c0 even), made
 /// unless this thread expanded that chunk last, in this call (threads take consecutive units,
 /// which mostly share a chunk; another call may have other weights at the same address); NULL
 /// when the buffer cannot be allocated.
@@ -314,7 +339,8 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
     uint8_t *buf = expansion_buffer((size_t)(g1 - g0) * (size_t)nb * 512);
     if (!buf) return NULL;
     if (last_call != p->call || last_c0 != c0 || last_c1 != c1) {
-        expand_q5_0(p->w->qs_dec + g0 * nb * CK_Q5_0_COMPACT_BYTES, buf, (g1 - g0) * nb);
+        if (p->w->format == CK_WF_Q6_K) expand_q6_K(p->w->qs + g0 * nb * CK_Q6_K_PACKED_BYTES, buf, (g1 - g0) * nb);
+        else expand_q5_0(p->w->qs_dec + g0 * nb * CK_Q5_0_COMPACT_BYTES, buf, (g1 - g0) * nb);
         last_call = p->call;
         last_c0 = c0;
         last_c1 = c1;
@@ -325,7 +351,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
 /// Halves [c0, c1) (one L2 chunk at most) x activation rows [m0, m1): 4-row tiles, then the halves.
 static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_t m1) {
     pctx c = p->c;
-    if (p->w->format == CK_WF_Q5_0) {
+    if (p->w->format == CK_WF_Q5_0 || p->w->format == CK_WF_Q6_K) {
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
         if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};

@@ -24,6 +24,7 @@
 #include "ck_matmul.h"
 
 #include "avx512_target.h"
+#include "scales_avx512.h"
 
 T512 INLINE __m512i bcast4(const int8_t *p) {
     int32_t v;
@@ -62,12 +63,6 @@ T512 void ck_quantize_act_avx512(const ck_act *a, int64_t m0, int64_t m1) {
     }
 }
 
-/// 16 scales from a repacked scale plane: fp16 (exact widening) or fp32.
-T512 INLINE __m512 load_scales16(const void *base, int64_t i, const int HS) {
-    return HS ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const ck_half *)base + i)))
-              : _mm512_loadu_ps((const float *)base + i);
-}
-
 // Decode (MT = 1) walks one group at a time in address order and prefetches its weight and
 // scale streams CK_DECODE_PF_BYTES ahead, as the AVX2 matvec does. Before, decode took four
 // groups at a time (four streams, no prefetch) and was slower than the AVX2 matvec on an AVX-512
@@ -97,17 +92,33 @@ T512 INLINE __m512i fifth_bits(__m512i x, const int bit) {
 }
 
 /// How a format's repacked values are stored (ck_matmul.h, ck_repack_sizes): qs bytes, qs
-/// nibble pairs, or Q5_0's compact copy in qs_dec.
-enum { V_BYTES, V_NIBBLES, V_NIBBLES5 };
+/// nibble pairs, Q5_0's compact copy in qs_dec, or Q6_K's nibbles and 2-bit planes.
+enum { V_BYTES, V_NIBBLES, V_NIBBLES5, V_NIBBLES6 };
+
+/// Bits 2j..2j+1 of every byte of a 2-bit plane (Q6_K, ck_weights) moved to bits 4-5 (the
+/// bits above a nibble), masked. 16-bit shifts are fine: for shifts of at most 4 the bits that
+/// land on bits 4-5 come from the same byte.
+T512 INLINE __m512i top2_bits(__m512i x, const int j) {
+    const __m512i b45 = _mm512_set1_epi8(0x30);
+    switch (j) {
+    case 0: return _mm512_and_si512(_mm512_slli_epi16(x, 4), b45);
+    case 1: return _mm512_and_si512(_mm512_slli_epi16(x, 2), b45);
+    case 2: return _mm512_and_si512(x, b45);
+    default: return _mm512_and_si512(_mm512_srli_epi16(x, 2), b45);
+    }
+}
 
 /// MT activation rows (from m0) x the 16 weight rows of group g, the whole K.
 /// V: value layout; NSC: scales per 32; HASMIN: stored mw. nvalid: valid rows of the group (the
 /// others are padding and are not stored).
 T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
                       int64_t g, int nvalid, float negoff, const int V, const int NSC, const int HASMIN,
-                      const int HS, const int MT) {
-    const int64_t k = d->k, nb = k / 32, sb = HS ? 2 : 4;
-    const int64_t qb = V == V_NIBBLES ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : 512;
+                      const int SC, const int MT) {
+    const int64_t k = d->k, nb = k / 32, sb = SC == CK_SC_F16 ? 2 : 4;
+    // Bytes per block of the dw stream (a K record covers 8 blocks) and of the mw plane.
+    const int64_t dwb = SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * sb;
+    const int64_t mwb = HASMIN && SC != CK_SC_K ? CK_R * sb : 0;
+    const int64_t qb = V == V_NIBBLES ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : V == V_NIBBLES6 ? CK_Q6_K_PACKED_BYTES : 512;
     const uint8_t *const qbase = V == V_NIBBLES5 ? w->qs_dec : w->qs;
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512 vneg = _mm512_set1_ps(negoff);
@@ -115,11 +126,10 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     UNROLL for (int r = 0; r < MT; r++) acc[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *qs = qbase + (g * nb + b) * qb;
-        const int64_t di = (g * nb + b) * NSC * CK_R, mi = (g * nb + b) * CK_R;
         if (MT == 1) {
             UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch((const char *)qs + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)w->dw + di * sb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
-            if (HASMIN) _mm_prefetch((const char *)w->mw + mi * sb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+            _mm_prefetch((const char *)w->dw + (g * nb + b) * dwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+            if (mwb) _mm_prefetch((const char *)w->mw + (g * nb + b) * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
         }
         __m512i dot0[MT_MAX], dot1[MT_MAX];
         UNROLL for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }
@@ -132,6 +142,20 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                 const __m512i v = _mm512_loadu_si512(qs + 64 * j);
                 const __m512i lo = _mm512_ternarylogic_epi32(v, low4, fifth_bits(x, j), 0xEA);
                 const __m512i hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), low4, fifth_bits(x, 4 + j), 0xEA);
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const int8_t *aq = a->q + (m0 + r) * k + b * 32;
+                    dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
+                    dot1[r] = _mm512_dpbusd_epi32(dot1[r], hi, bcast4(aq + 16 + 4 * j));
+                }
+            }
+        } else if (V == V_NIBBLES6) {
+            // Q6_K: each nibble merged with its top two bits ((A & B) | C), u <= 63; quad j's
+            // low nibbles are elements 4j.. (the first half-block, dot0), its high nibbles 16 + 4j.. (dot1).
+            const __m512i xl = _mm512_loadu_si512(qs + 256), xh = _mm512_loadu_si512(qs + 320);
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m512i v = _mm512_loadu_si512(qs + 64 * j);
+                const __m512i lo = _mm512_ternarylogic_epi32(v, low4, top2_bits(xl, j), 0xEA);
+                const __m512i hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), low4, top2_bits(xh, j), 0xEA);
                 UNROLL for (int r = 0; r < MT; r++) {
                     const int8_t *aq = a->q + (m0 + r) * k + b * 32;
                     dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
@@ -159,9 +183,9 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                 }
             }
         }
-        const __m512 d0 = load_scales16(w->dw, di, HS);
+        const __m512 d0 = ck_scales16(w->dw, w->mw, nb, g, b, 0, NSC, SC);
         if (NSC == 1) {
-            const __m512 mw = HASMIN ? load_scales16(w->mw, mi, HS) : _mm512_mul_ps(d0, vneg);
+            const __m512 mw = HASMIN ? ck_scales16(w->dw, w->mw, nb, g, b, 2, NSC, SC) : _mm512_mul_ps(d0, vneg);
             UNROLL for (int r = 0; r < MT; r++) {
                 const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
                 const __m512 dot = _mm512_cvtepi32_ps(_mm512_add_epi32(dot0[r], dot1[r]));
@@ -169,7 +193,7 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                 acc[r] = _mm512_fmadd_ps(mw, _mm512_set1_ps(meta[1]), acc[r]);
             }
         } else {
-            const __m512 d1 = load_scales16(w->dw, di + CK_R, HS);
+            const __m512 d1 = ck_scales16(w->dw, w->mw, nb, g, b, 1, NSC, SC);
             const __m512 mw0 = _mm512_mul_ps(d0, vneg), mw1 = _mm512_mul_ps(d1, vneg);
             UNROLL for (int r = 0; r < MT; r++) {
                 const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
@@ -192,26 +216,26 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
 
 typedef void (*tile_fn)(const ck_matmul_desc *, const ck_weights *, const ck_act *, float *, int64_t, int64_t, int, float);
 
-#define TILE(NAME, V, NSC, HASMIN, HS, MT)                                                                    \
+#define TILE(NAME, V, NSC, HASMIN, SC, MT)                                                                    \
     T512 static void NAME(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0, \
                           int64_t g, int nvalid, float negoff) {                                              \
-        tile(d, w, a, y, m0, g, nvalid, negoff, V, NSC, HASMIN, HS, MT);                                      \
+        tile(d, w, a, y, m0, g, nvalid, negoff, V, NSC, HASMIN, SC, MT);                                      \
     }
 /// Per format, by activation rows: [0] 8, [1] 4, [2] 2, [3] 1 (decode).
-#define TILES(P, V, NSC, HASMIN, HS)                \
-    TILE(P##_8, V, NSC, HASMIN, HS, 8)              \
-    TILE(P##_4, V, NSC, HASMIN, HS, 4)              \
-    TILE(P##_2, V, NSC, HASMIN, HS, 2)              \
-    TILE(P##_1, V, NSC, HASMIN, HS, 1)              \
+#define TILES(P, V, NSC, HASMIN, SC)                \
+    TILE(P##_8, V, NSC, HASMIN, SC, 8)              \
+    TILE(P##_4, V, NSC, HASMIN, SC, 4)              \
+    TILE(P##_2, V, NSC, HASMIN, SC, 2)              \
+    TILE(P##_1, V, NSC, HASMIN, SC, 1)              \
     static const tile_fn P[4] = {P##_8, P##_4, P##_2, P##_1};
 
-TILES(t_q4_0, V_NIBBLES, 1, 0, 1)
-TILES(t_q4_1, V_NIBBLES, 1, 1, 1)
-TILES(t_q4_K, V_NIBBLES, 1, 1, 0)
-TILES(t_q5_0, V_NIBBLES5, 1, 0, 1)
-TILES(t_q8_0, V_BYTES, 1, 0, 1)
-TILES(t_u8, V_BYTES, 1, 0, 0)     // MXINT8, MXFP4
-TILES(t_q6_K, V_BYTES, 2, 0, 0)
+TILES(t_q4_0, V_NIBBLES, 1, 0, CK_SC_F16)
+TILES(t_q4_1, V_NIBBLES, 1, 1, CK_SC_F16)
+TILES(t_q4_K, V_NIBBLES, 1, 1, CK_SC_K)
+TILES(t_q5_0, V_NIBBLES5, 1, 0, CK_SC_F16)
+TILES(t_q8_0, V_BYTES, 1, 0, CK_SC_F16)
+TILES(t_u8, V_BYTES, 1, 0, CK_SC_F32)     // MXINT8, MXFP4
+TILES(t_q6_K, V_NIBBLES6, 2, 0, CK_SC_K)
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
 static int64_t chunk_groups(const ck_format_info *info, int64_t k) {

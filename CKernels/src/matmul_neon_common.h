@@ -10,6 +10,7 @@
 #include <arm_neon.h>
 #include <string.h>
 #include "ck_matmul.h"
+#include "scale_storage.h"
 
 /// One repacked block as bytes: v[4j + i] = rows 4i..4i+3 x u[4j..4j+3] (quad j of ck_weights.qs,
 /// 16 bytes per register, row-major 4 bytes per row: the operand shape of SDOT's lane form).
@@ -20,9 +21,23 @@ typedef struct { uint8x16_t v[32]; } neon_block;
 enum { NEON_ROW_TILE = 64 };
 
 /// Unpacks block i0 (= group * nb + block) of w into o, from whichever layout w holds (bytes,
-/// packed4, Q5_0's compact copy). Values are the canonical unsigned u (0..255).
+/// packed4, Q6_K's nibbles and 2-bit planes, Q5_0's compact copy). Values are the canonical
+/// unsigned u (0..255).
 static inline void neon_unpack_block(const ck_weights *w, const ck_format_info *info, int64_t i0, neon_block *o) {
-    if (w->qs_dec) {   // Q5_0: nibbles as packed4, fifth bits bit-sliced in row order (repack.c)
+    if (w->format == CK_WF_Q6_K) {   // packed4's nibbles, then the top two bits of quad j at bits 2j..2j+1
+        const uint8_t *q = w->qs + i0 * CK_Q6_K_PACKED_BYTES;
+        const uint8x16_t lo4 = vdupq_n_u8(15), top2 = vdupq_n_u8(0x30);
+        for (int i = 0; i < 4; i++) {
+            const uint8x16_t plo = vld1q_u8(q + 256 + 16 * i), phi = vld1q_u8(q + 320 + 16 * i);
+            for (int j = 0; j < 4; j++) {
+                const uint8x16_t nib = vld1q_u8(q + 64 * j + 16 * i);
+                // bits 2j..2j+1 move to bits 4..5 (shift left 4 - 2j; negative: right)
+                const int8x16_t sh = vdupq_n_s8((int8_t)(4 - 2 * j));
+                o->v[4 * j + i] = vorrq_u8(vandq_u8(nib, lo4), vandq_u8(vshlq_u8(plo, sh), top2));
+                o->v[4 * (4 + j) + i] = vorrq_u8(vshrq_n_u8(nib, 4), vandq_u8(vshlq_u8(phi, sh), top2));
+            }
+        }
+    } else if (w->qs_dec) {   // Q5_0: nibbles as packed4, fifth bits bit-sliced in row order (repack.c)
         const uint8_t *c = w->qs_dec + i0 * CK_Q5_0_COMPACT_BYTES;
         const uint8x16_t lo4 = vdupq_n_u8(15), bit4 = vdupq_n_u8(16);
         for (int i = 0; i < 4; i++) {
@@ -63,6 +78,30 @@ static inline float32x4_t neon_scales(const void *p, int half, int64_t i) {
     return vld1q_f32((const float *)p + i);
 }
 
+/// The K-quants' (info->kscale_rec) scales of rows 4r..4r+3 of block i0 from its record
+/// (scale_storage.h): which = 0 d * sc (Q6_K: the first half-block's), 1 Q6_K's second
+/// half-block's, 2 -(dmin * m) (Q4_K). Both products are exact in fp32 (an fp16 significand by a
+/// code of at most 8 bits), so they equal the reference's and the x86 kernels'.
+static inline float32x4_t neon_kscales(const ck_format_info *info, const ck_weights *w, int64_t i0, int r, int which) {
+    const int64_t nb = w->k / 32, g = i0 / nb, b = i0 % nb;
+    const int nsc = info->nsc;
+    const uint8_t *rec = ck_kscale_record(w->dw, nb, g, b, nsc);
+    const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(rec + 32 * (which == 2)) + 4 * r)));
+    const uint8_t *c = rec + ck_kscale_codes((int)(b % 8), which, nsc) + 4 * r;
+    int32x4_t codes;
+    if (nsc == 2) codes = (int32x4_t){(int8_t)c[0], (int8_t)c[1], (int8_t)c[2], (int8_t)c[3]};
+    else codes = (int32x4_t){c[0], c[1], c[2], c[3]};
+    const float32x4_t v = vmulq_f32(d, vcvtq_f32_s32(codes));
+    return which == 2 ? vnegq_f32(v) : v;
+}
+
+/// Scale `which` (as neon_kscales) of rows 4r..4r+3 of block i0, from whichever storage w has.
+static inline float32x4_t neon_block_scales(const ck_format_info *info, const ck_weights *w, int64_t i0, int r, int which) {
+    if (info->kscale_rec) return neon_kscales(info, w, i0, r, which);
+    if (which == 2) return neon_scales(w->mw, info->half_scales, i0 * CK_R + 4 * r);
+    return neon_scales(w->dw, info->half_scales, (i0 * info->nsc + which) * CK_R + 4 * r);
+}
+
 /// The canonical epilogue (ck_matmul.h) of block i0 for 16 outputs: dot[s][r] holds the integer
 /// dots of rows 4r..4r+3 over scale half s (s = 0 only, unless nsc == 2); meta the activation
 /// block's {da, da*sum, da*sum_lo, da*sum_hi}. vfmaq_f32(a, b, c) is fmaf(b, c, a), one rounding.
@@ -71,14 +110,13 @@ static inline void neon_epilogue(const ck_format_info *info, const ck_weights *w
     const float32x4_t da = vdupq_n_f32(meta[0]), negoff = vdupq_n_f32((float)(-info->off));
     for (int r = 0; r < 4; r++) {
         float32x4_t s = vld1q_f32(acc + 4 * r);
-        const float32x4_t dw0 = neon_scales(w->dw, info->half_scales, (i0 * info->nsc) * CK_R + 4 * r);
+        const float32x4_t dw0 = neon_block_scales(info, w, i0, r, 0);
         s = vfmaq_f32(s, vmulq_f32(vcvtq_f32_s32(dot[0][r]), dw0), da);
         if (info->nsc == 1) {
-            const float32x4_t mw = info->has_min ? neon_scales(w->mw, info->half_scales, i0 * CK_R + 4 * r)
-                                                 : vmulq_f32(dw0, negoff);
+            const float32x4_t mw = info->has_min ? neon_block_scales(info, w, i0, r, 2) : vmulq_f32(dw0, negoff);
             s = vfmaq_f32(s, mw, vdupq_n_f32(meta[1]));
         } else {
-            const float32x4_t dw1 = neon_scales(w->dw, info->half_scales, (i0 * 2 + 1) * CK_R + 4 * r);
+            const float32x4_t dw1 = neon_block_scales(info, w, i0, r, 1);
             s = vfmaq_f32(s, vmulq_f32(vcvtq_f32_s32(dot[1][r]), dw1), da);
             s = vfmaq_f32(s, vmulq_f32(dw0, negoff), vdupq_n_f32(meta[2]));
             s = vfmaq_f32(s, vmulq_f32(dw1, negoff), vdupq_n_f32(meta[3]));

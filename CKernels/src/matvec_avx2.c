@@ -14,8 +14,19 @@
 
 #include "matmul_avx2_common.h"
 
-/// Value classes: 4-bit nibbles, 5-bit bytes (MXFP4), Q5_0's compact nibbles + fifth-bit plane, 6-bit bytes (Q6_K, two scales per block), 8-bit bytes.
+/// Value classes: 4-bit nibbles, 5-bit bytes (MXFP4), Q5_0's compact nibbles + fifth-bit plane,
+/// Q6_K's nibbles + 2-bit planes (two scales per block), 8-bit bytes.
 enum { V_U4, V_U5, V_U5C, V_Q6, V_S8 };
+
+/// Bits 2j..2j+1 of every byte of a 2-bit plane (Q6_K, ck_weights) moved to bits 4-5, masked.
+/// 16-bit shifts are fine: for shifts of at most 4 the bits that land on bits 4-5 come from the
+/// same byte.
+T256 INLINE __m256i top2_bits(__m256i x, const int j) {
+    const __m256i b45 = _mm256_set1_epi8(0x30);
+    if (j < 2) return _mm256_and_si256(_mm256_slli_epi16(x, 4 - 2 * j), b45);
+    if (j > 2) return _mm256_and_si256(_mm256_srli_epi16(x, 2), b45);
+    return _mm256_and_si256(x, b45);
+}
 
 T256 INLINE void prefetch_range(const uint8_t *p, int bytes) {
     for (int o = 0; o < bytes; o += 64) _mm_prefetch((const char *)p + o, _MM_HINT_T0);
@@ -23,13 +34,16 @@ T256 INLINE void prefetch_range(const uint8_t *p, int bytes) {
 
 /// Rows [16g, 16g + 16) of y (nvalid of them stored) for one activation row.
 T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g, int nvalid, int accumulate,
-                       float negoff, const int V, const int NSC, const int HASMIN, const int HS) {
+                       float negoff, const int V, const int NSC, const int HASMIN, const int SC) {
     const int64_t nb = w->k / 32;
-    const int qb = V == V_U4 ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : 512;   // weight bytes per block and group
-    const int sb = HS ? 2 : 4;                                 // bytes per scale
+    const int qb = V == V_U4 ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : V == V_Q6 ? CK_Q6_K_PACKED_BYTES : 512;   // per block and group
+    const int sb = SC == CK_SC_F16 ? 2 : 4;                    // bytes per scale in a plane
+    // Bytes per block of the dw stream (a K record covers 8 blocks) and of the mw plane.
+    const int dwb = SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * sb;
+    const int mwb = HASMIN && SC != CK_SC_K ? CK_R * sb : 0;
     const uint8_t *q = (V == V_U5C ? w->qs_dec : w->qs) + g * nb * qb;
-    const uint8_t *dwp = (const uint8_t *)w->dw + g * nb * NSC * CK_R * sb;
-    const uint8_t *mwp = HASMIN ? (const uint8_t *)w->mw + g * nb * CK_R * sb : NULL;
+    const uint8_t *dwp = (const uint8_t *)w->dw + g * nb * dwb;
+    const uint8_t *mwp = mwb ? (const uint8_t *)w->mw + g * nb * mwb : NULL;
     const int8_t *aq = a->q;
     const float *meta = a->meta;
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
@@ -37,8 +51,8 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     for (int64_t b = 0; b < nb; b++, q += qb, aq += 32, meta += 4) {
         prefetch_range(q + CK_DECODE_PF_BYTES, qb);
-        _mm_prefetch((const char *)dwp + b * NSC * CK_R * sb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
-        if (HASMIN) _mm_prefetch((const char *)mwp + b * CK_R * sb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+        _mm_prefetch((const char *)dwp + b * dwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+        if (mwb) _mm_prefetch((const char *)mwp + b * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
         __m256i dot0[2], dot1[2];
         if (V == V_U4) {
             // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.
@@ -74,6 +88,30 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                     }
                 }
             }
+        } else if (V == V_Q6) {
+            // Each nibble merged with its top two bits (u <= 63): |pair| <= 16002, flush to i32
+            // every 2 maddubs; low nibbles are elements 0..15 (dot0), high nibbles 16..31 (dot1).
+            __m256i pl[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()}, ph[2] = {pl[0], pl[1]};
+            dot0[0] = dot0[1] = dot1[0] = dot1[1] = _mm256_setzero_si256();
+            const __m256i xl[2] = {_mm256_loadu_si256((const __m256i *)(q + 256)), _mm256_loadu_si256((const __m256i *)(q + 288))};
+            const __m256i xh[2] = {_mm256_loadu_si256((const __m256i *)(q + 320)), _mm256_loadu_si256((const __m256i *)(q + 352))};
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
+                UNROLL for (int s = 0; s < 2; s++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
+                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), top2_bits(xl[s], j));
+                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4), top2_bits(xh[s], j));
+                    pl[s] = _mm256_add_epi16(pl[s], _mm256_maddubs_epi16(lo, alo));
+                    ph[s] = _mm256_add_epi16(ph[s], _mm256_maddubs_epi16(hi, ahi));
+                }
+                if (j % 2 == 1) {
+                    UNROLL for (int s = 0; s < 2; s++) {
+                        dot0[s] = _mm256_add_epi32(dot0[s], _mm256_madd_epi16(pl[s], ones));
+                        dot1[s] = _mm256_add_epi32(dot1[s], _mm256_madd_epi16(ph[s], ones));
+                        pl[s] = ph[s] = _mm256_setzero_si256();
+                    }
+                }
+            }
         } else if (V == V_S8) {
             // u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
             __m256i plo[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
@@ -90,8 +128,8 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
             UNROLL for (int s = 0; s < 2; s++)
                 dot0[s] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[s], ones), 4), _mm256_madd_epi16(plo[s], ones));
         } else {
-            // V_U5 (u <= 31): flush every 4 quads; V_Q6 (u <= 63): every 2, the two 16-halves apart.
-            const int flush = V == V_U5 ? 4 : 2;
+            // V_U5 (u <= 31): flush every 4 quads.
+            const int flush = 4;
             __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             dot0[0] = dot0[1] = dot1[0] = dot1[1] = _mm256_setzero_si256();
             UNROLL for (int j = 0; j < 8; j++) {
@@ -100,9 +138,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s)), av));
                 if (j % flush == flush - 1) {
                     UNROLL for (int s = 0; s < 2; s++) {
-                        const __m256i m = _mm256_madd_epi16(p[s], ones);
-                        if (V == V_Q6 && j >= 4) dot1[s] = _mm256_add_epi32(dot1[s], m);
-                        else dot0[s] = _mm256_add_epi32(dot0[s], m);
+                        dot0[s] = _mm256_add_epi32(dot0[s], _mm256_madd_epi16(p[s], ones));
                         p[s] = _mm256_setzero_si256();
                     }
                 }
@@ -110,14 +146,13 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         }
         const __m256 da = _mm256_set1_ps(meta[0]);
         UNROLL for (int s = 0; s < 2; s++) {
-            const int64_t di = b * NSC * CK_R + 8 * s;
-            const __m256 d0 = ck_load_scales8(dwp, di, HS);
+            const __m256 d0 = ck_scales8(w->dw, w->mw, nb, g, b, s, 0, NSC, SC);
             if (NSC == 1) {
-                const __m256 mw = HASMIN ? ck_load_scales8(mwp, b * CK_R + 8 * s, HS) : _mm256_mul_ps(d0, vneg);
+                const __m256 mw = HASMIN ? ck_scales8(w->dw, w->mw, nb, g, b, s, 2, NSC, SC) : _mm256_mul_ps(d0, vneg);
                 acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
                 acc[s] = _mm256_fmadd_ps(mw, _mm256_set1_ps(meta[1]), acc[s]);
             } else {
-                const __m256 d1 = ck_load_scales8(dwp, di + CK_R, HS);
+                const __m256 d1 = ck_scales8(w->dw, w->mw, nb, g, b, s, 1, NSC, SC);
                 acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
                 acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot1[s]), d1), da, acc[s]);
                 acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(d0, vneg), _mm256_set1_ps(meta[2]), acc[s]);
@@ -142,19 +177,19 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
 
 typedef void (*group_fn)(const ck_weights *, const ck_act *, float *, int64_t, int, int, float);
 
-#define GROUP(NAME, V, NSC, HASMIN, HS)                                                                       \
+#define GROUP(NAME, V, NSC, HASMIN, SC)                                                                       \
     T256 static void NAME(const ck_weights *w, const ck_act *a, float *y, int64_t g, int nvalid, int acc, \
                           float negoff) {                                                                     \
-        group(w, a, y, g, nvalid, acc, negoff, V, NSC, HASMIN, HS);                                         \
+        group(w, a, y, g, nvalid, acc, negoff, V, NSC, HASMIN, SC);                                         \
     }
-GROUP(g_q4_0, V_U4, 1, 0, 1)
-GROUP(g_q4_1, V_U4, 1, 1, 1)
-GROUP(g_q4_K, V_U4, 1, 1, 0)
-GROUP(g_q5_0c, V_U5C, 1, 0, 1)
-GROUP(g_mxfp4, V_U5, 1, 0, 0)
-GROUP(g_q6_K, V_Q6, 2, 0, 0)
-GROUP(g_q8_0, V_S8, 1, 0, 1)
-GROUP(g_mxint8, V_S8, 1, 0, 0)
+GROUP(g_q4_0, V_U4, 1, 0, CK_SC_F16)
+GROUP(g_q4_1, V_U4, 1, 1, CK_SC_F16)
+GROUP(g_q4_K, V_U4, 1, 1, CK_SC_K)
+GROUP(g_q5_0c, V_U5C, 1, 0, CK_SC_F16)
+GROUP(g_mxfp4, V_U5, 1, 0, CK_SC_F32)
+GROUP(g_q6_K, V_Q6, 2, 0, CK_SC_K)
+GROUP(g_q8_0, V_S8, 1, 0, CK_SC_F16)
+GROUP(g_mxint8, V_S8, 1, 0, CK_SC_F32)
 
 T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     group_fn f;

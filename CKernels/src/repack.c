@@ -7,6 +7,7 @@
 #include "ck_matmul.h"
 #include "ck_convert.h"
 #include "ck_dequant.h"
+#include "scale_storage.h"
 
 /// The format's own facts (the repacked sizes are derived in ck_weight_format_info).
 static ck_format_info format_facts(ck_weight_format f) {
@@ -31,11 +32,13 @@ static ck_format_info format_facts(ck_weight_format f) {
 
 ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
+    info.kscale_rec = f == CK_WF_Q4_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
     if (info.int8_path) {
         // Q5_0 keeps only its compact copy (qs_dec), which every SIMD kernel reads.
-        info.qs_block_bytes = f == CK_WF_Q5_0 ? 0 : info.packed4 ? 256 : 512;
+        info.qs_block_bytes = f == CK_WF_Q5_0 ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
         info.repacked_block_bytes = (f == CK_WF_Q5_0 ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
-                                    (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min);
+                                    (info.kscale_rec ? info.kscale_rec / 8   // a record covers 8 blocks
+                                                     : (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min));
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         info.qs_block_bytes = 32 * CK_R;
         info.repacked_block_bytes = info.qs_block_bytes + CK_R * (int64_t)sizeof(float);
@@ -148,8 +151,12 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     if (info.int8_path) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // Q5_0: none (see qs_dec)
         const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
-        *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
-        if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
+        if (info.kscale_rec) {
+            *dw_bytes = groups * (nb / 8) * (size_t)info.kscale_rec;
+        } else {
+            *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
+            if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
+        }
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
         *dw_bytes = groups * nb * CK_R * sizeof(float);
@@ -165,6 +172,33 @@ static void dequantize_float_row(ck_weight_format f, const void *row, float *y, 
     case CK_WF_MXFP8_E4M3: ck_dequantize_row_mxfp8_e4m3(row, y, k); break;
     case CK_WF_MXFP8_E5M2: ck_dequantize_row_mxfp8_e5m2(row, y, k); break;
     default: break;
+    }
+}
+
+/// The K-quant scale record (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC) of group g, super-block sb:
+/// the stored fp16 d (and dmin) and 6-bit (Q4_K) or int8 (Q6_K) codes, zero for padding rows.
+static void repack_kscales(const ck_weights *w, const ck_format_info *info, int64_t g, int64_t sb) {
+    uint8_t *rec = (uint8_t *)w->dw + (g * (w->k / 256) + sb) * info->kscale_rec;
+    memset(rec, 0, (size_t)info->kscale_rec);
+    ck_half *d = (ck_half *)rec;
+    for (int r = 0; r < CK_R && g * CK_R + r < w->n; r++) {
+        const uint8_t *row = (const uint8_t *)w->raw + (g * CK_R + r) * w->raw_row_bytes;
+        if (w->format == CK_WF_Q4_K) {
+            const ck_block_q4_K *x = (const ck_block_q4_K *)row + sb;
+            d[r] = x->d;
+            d[CK_R + r] = x->dmin;
+            for (int j = 0; j < 8; j++) {
+                int sc, m;
+                scale_min_k4(j, x->scales, &sc, &m);
+                rec[ck_kscale_codes(j, 0, 1) + r] = (uint8_t)sc;
+                rec[ck_kscale_codes(j, 2, 1) + r] = (uint8_t)m;
+            }
+        } else {
+            const ck_block_q6_K *x = (const ck_block_q6_K *)row + sb;
+            d[r] = x->d;
+            for (int j = 0; j < 8; j++)   // Q6_K's 16 scales are [32-block][half], as in the record
+                for (int half = 0; half < 2; half++) rec[ck_kscale_codes(j, half, 2) + r] = (uint8_t)x->scales[2 * j + half];
+        }
     }
 }
 
@@ -199,6 +233,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
         for (int64_t b = 0; b < nb; b++) {
             uint8_t *q = qbytes ? w->qs + (g * nb + b) * qbytes : NULL;
             const int64_t di = (g * nb + b) * info.nsc * CK_R, mi = (g * nb + b) * CK_R;
+            if (info.kscale_rec && b % 8 == 0) repack_kscales(w, &info, g, b / 8);
             for (int r = 0; r < CK_R; r++) {
                 const int64_t row = g * CK_R + r;
                 uint8_t u[32] = {0};
@@ -218,6 +253,15 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                 }
                 if (!q) {
                     // Q5_0: the compact copy above is all
+                } else if (w->format == CK_WF_Q6_K) {   // nibbles as packed4, then two 2-bit planes
+                    uint8_t *lo2 = q + 256 + 4 * r, *hi2 = q + 320 + 4 * r;
+                    for (int j = 0; j < 4; j++)
+                        for (int i = 0; i < 4; i++) {
+                            q[64 * j + 4 * r + i] = (uint8_t)((u[4 * j + i] & 15) | ((u[16 + 4 * j + i] & 15) << 4));
+                            if (j == 0) lo2[i] = hi2[i] = 0;
+                            lo2[i] |= (uint8_t)((u[4 * j + i] >> 4) << (2 * j));
+                            hi2[i] |= (uint8_t)((u[16 + 4 * j + i] >> 4) << (2 * j));
+                        }
                 } else if (info.packed4) {
                     for (int j = 0; j < 4; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = (uint8_t)(u[4 * j + i] | (u[16 + 4 * j + i] << 4));
@@ -225,6 +269,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                     for (int j = 0; j < 8; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = u[4 * j + i];
                 }
+                if (info.kscale_rec) continue;   // the record above holds the scales
                 for (int s = 0; s < info.nsc; s++) {
                     if (info.half_scales) ((ck_half *)w->dw)[di + s * CK_R + r] = ck_fp32_to_fp16(d[s]);
                     else ((float *)w->dw)[di + s * CK_R + r] = d[s];
@@ -241,6 +286,15 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
 void ck_byte_layout_block(const ck_weights *w, int64_t g, int64_t b, uint8_t out[512]) {
     const ck_format_info info = ck_weight_format_info(w->format);
     const int64_t nb = w->k / 32, i0 = g * nb + b;
+    if (w->format == CK_WF_Q6_K) {   // nibbles under their 2-bit planes (ck_weights)
+        const uint8_t *q = w->qs + i0 * CK_Q6_K_PACKED_BYTES;
+        for (int j = 0; j < 4; j++)
+            for (int x = 0; x < 64; x++) {
+                out[64 * j + x] = (uint8_t)((q[64 * j + x] & 15) | (((q[256 + x] >> (2 * j)) & 3) << 4));
+                out[64 * (4 + j) + x] = (uint8_t)((q[64 * j + x] >> 4) | (((q[320 + x] >> (2 * j)) & 3) << 4));
+            }
+        return;
+    }
     if (w->qs && !info.packed4) { memcpy(out, w->qs + i0 * 512, 512); return; }
     if (w->qs) {   // packed4: quad j's low nibbles are quad j, its high nibbles quad 4 + j
         const uint8_t *q = w->qs + i0 * 256;
