@@ -83,6 +83,10 @@ public final class HTTPDaemon: Sendable {
     }
 
     /// Stops accepting new connections; the open ones carry on.
+    /// Requests accepted whose reply is not fully sent yet: a drain waits for these, not only for
+    /// the engine, since a stream's last events and `[DONE]` go out after its generation ends.
+    public var openRequests: Int { context.takeUnretainedValue().openRequests }
+
     public func stopAccepting() {
         daemon.withLock { d in
             if let d {
@@ -107,6 +111,8 @@ final class DaemonContext: Sendable {
 
     func register(_ c: ConnectionContext) { live.withLock { $0[ObjectIdentifier(c)] = c } }
     func unregister(_ c: ConnectionContext) { live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(c)) } }
+    /// Requests whose reply libmicrohttpd has not finished sending yet.
+    var openRequests: Int { live.withLock { $0.count } }
 
     /// Aborts and wakes every request in flight.
     func releaseAll() {

@@ -67,7 +67,7 @@ func runServe(_ argv: [String]) async -> Int32 {
     printError("quanta serve: \(signal), finishing \(server.inFlight) request(s) in flight\n")
     daemon.stopAccepting()
     let deadline = monotonicSeconds() + Double(drainSeconds)
-    while server.inFlight > 0 && monotonicSeconds() < deadline {
+    while (server.inFlight > 0 || daemon.openRequests > 0) && monotonicSeconds() < deadline {
         try? await Task.sleep(for: .milliseconds(20))
     }
     daemon.stop()
