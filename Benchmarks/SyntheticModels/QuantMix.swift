@@ -5,7 +5,7 @@ import GGUF
 /// the presets listed here, followed by its fallback for rows that are not a whole number of the
 /// type's blocks; types Quanta cannot run yet are then replaced (`substitutions`).
 public enum QuantMix: String, CaseIterable, Sendable {
-    case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q4_K_M = "q4_k_m"
+    case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q4_K_M = "q4_k_m", q5_K_M = "q5_k_m"
 
     /// The type of every quantized tensor the rules below do not single out.
     var baseType: GGMLType {
@@ -16,6 +16,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q8_0: return .q8_0
         case .q6_K: return .q6_K
         case .q4_K_M: return .q4_K
+        case .q5_K_M: return .q5_K
         }
     }
 
@@ -27,13 +28,14 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q8_0: return 7
         case .q5_0: return 8
         case .q4_K_M: return 15
+        case .q5_K_M: return 17
         case .q6_K: return 18
         }
     }
 
     /// Types llama.cpp's mix can produce that Quanta has no kernels for, and what is written in
     /// their place: the next larger type it runs (more bytes per token, never fewer).
-    public static let substitutions: [GGMLType: GGMLType] = [.q5_K: .q6_K, .q5_1: .q8_0]
+    public static let substitutions: [GGMLType: GGMLType] = [.q5_1: .q8_0]
 
     /// The type of a 2-D weight `name` (`blk.N.attn_v.weight`, ...) with `columns` values per row
     /// in layer `layer` of `layers`; `tied`: the token embedding is also the output head.
@@ -44,13 +46,13 @@ public enum QuantMix: String, CaseIterable, Sendable {
             // The output head: Q8_0 when its rows do not divide into the base type's blocks,
             // otherwise Q6_K unless the base is Q8_0.
             if columns % baseType.blockSize != 0 { type = .q8_0 } else if baseType != .q8_0 { type = .q6_K }
-        } else if self == .q4_K_M, let layer {
+        } else if self == .q4_K_M || self == .q5_K_M, let layer {
             // One layer in three, and the first and last eighth, get more bits in V and FFN-down;
-            // fused QKV is one step up throughout.
+            // fused QKV is one step up throughout (Q4_K_M: Q5_K, Q5_K_M: Q6_K).
             let moreBits = layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2
             if name.hasSuffix(".attn_v.weight") && moreBits { type = .q6_K }
             if name.hasSuffix(".ffn_down.weight") && moreBits { type = .q6_K }
-            if name.hasSuffix(".attn_qkv.weight") { type = .q5_K }
+            if name.hasSuffix(".attn_qkv.weight") { type = self == .q4_K_M ? .q5_K : .q6_K }
         }
         return Self.fallback(type, columns: columns)
     }

@@ -53,6 +53,9 @@ enum RandomWeights {
             // d·s·q − dmin·m with 6-bit s, m (mean 31.5) and q on 0…15 (mean 7.5): dmin = 7.5·d
             // centres it; sd ≈ 258·d (s·(q − 7.5) and 7.5·(s − m) together).
             case .q4_K: (scale, minimum, quantSpread, minimumPerScale) = (0, 2, 258, 7.5)
+            // As Q4_K with q on 0…31 (mean 15.5): dmin = 15.5·d; sd ≈ 527·d
+            // (√(1333.5 · 85.25 + 15.5² · 682.5)).
+            case .q5_K: (scale, minimum, quantSpread, minimumPerScale) = (0, 2, 527, 15.5)
             // d·s·(q − 32), s an int8 and q on 0…63: sd 73.9 · 18.5 = 1365; d is the last field.
             case .q6_K: (scale, minimum, quantSpread, minimumPerScale) = (208, nil, 1365, 0)
             default: return nil

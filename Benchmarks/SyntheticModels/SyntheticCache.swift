@@ -6,8 +6,11 @@ import Darwin
 
 /// Where synthetic models are kept: written once, reused by every later run.
 public enum SyntheticCache {
-    /// Bumped whenever the bytes a spec produces change, so stale files are not reused.
-    static let generation = 1
+    /// Bumped whenever the bytes a spec produces change, so stale files are not reused: 2 for
+    /// plans with Q5_K tensors (formerly written as Q6_K), 1 for every other plan.
+    static func generation(of model: SyntheticModel) -> Int {
+        model.tensors.contains { $0.type == .q5_K } ? 2 : 1
+    }
 
     /// `$XDG_CACHE_HOME/quanta/synthetic`, else `~/.cache/quanta/synthetic`.
     public static var defaultDirectory: String {
@@ -18,7 +21,7 @@ public enum SyntheticCache {
 
     /// The file of `model` in `directory`.
     public static func path(of model: SyntheticModel, in directory: String) -> String {
-        "\(directory)/\(model.shape.name)-\(model.mix.rawValue)-g\(generation).gguf"
+        "\(directory)/\(model.shape.name)-\(model.mix.rawValue)-g\(generation(of: model)).gguf"
     }
 
     /// The cached file of `model`, written first if missing (to a temporary name, renamed when

@@ -25,7 +25,7 @@
 /// Weight operand formats.
 typedef enum {
     CK_WF_F32 = 0, CK_WF_F16, CK_WF_Q4_0, CK_WF_Q4_1, CK_WF_Q5_0, CK_WF_Q8_0, CK_WF_Q4_K, CK_WF_Q6_K,
-    CK_WF_MXINT8, CK_WF_MXFP8_E4M3, CK_WF_MXFP8_E5M2, CK_WF_MXFP4,
+    CK_WF_MXINT8, CK_WF_MXFP8_E4M3, CK_WF_MXFP8_E5M2, CK_WF_MXFP4, CK_WF_Q5_K,
     CK_WF_COUNT
 } ck_weight_format;
 
@@ -76,10 +76,10 @@ typedef struct {
                                   ///< CK_Q5_0_COMPACT_BYTES plus scales)
 } ck_format_info;
 
-/// Bytes per 16-row group and 32-block of Q5_0's compact layout (ck_weights.qs_dec).
+/// Bytes per 16-row group and 32-block of Q5_0's and Q5_K's compact layout (ck_weights.qs_dec).
 #define CK_Q5_0_COMPACT_BYTES 320
 /// Bytes of one K-quant scale record (ck_weights.dw), per 16-row group and 256-element
-/// super-block: Q4_K fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16]; Q6_K fp16 d[16],
+/// super-block: Q4_K and Q5_K fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16]; Q6_K fp16 d[16],
 /// i8 sc[8][2][16] ([32-block][half][row]).
 #define CK_Q4_K_SCALE_REC 320
 #define CK_Q6_K_SCALE_REC 288
@@ -132,7 +132,7 @@ typedef struct {
     void *dw;
     void *mw;
     float *f32;
-    uint8_t *qs_dec;  ///< Q5_0 only: compact layout (see ck_repack_sizes), else NULL
+    uint8_t *qs_dec;  ///< Q5_0 and Q5_K only: compact layout (see ck_repack_sizes), else NULL
 } ck_weights;
 
 /// Sizes (in bytes) of the repacked arrays for a format and shape; zero for unused arrays.

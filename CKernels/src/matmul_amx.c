@@ -156,7 +156,7 @@ typedef void (*items_fn)(const ck_matmul_desc *, const ck_weights *, const ck_ac
 
 ITEMS_PAIR(i_h, 0, CK_SC_F16)      // Q4_0, Q5_0, Q8_0 (fp16 d)
 ITEMS_PAIR(i_hmin, 1, CK_SC_F16)   // Q4_1 (fp16 d, m)
-ITEMS_PAIR(i_kmin, 1, CK_SC_K)     // Q4_K (d, dmin and codes)
+ITEMS_PAIR(i_kmin, 1, CK_SC_K)     // Q4_K, Q5_K (d, dmin and codes)
 ITEMS_PAIR(i_f, 0, CK_SC_F32)      // MXINT8, MXFP4
 
 /// Group g's byte layout (nb blocks x 512 bytes) into `out`: 4-bit formats split each packed
@@ -193,7 +193,7 @@ TAMX static void amx_prefill(const ck_matmul_desc *d, const ck_weights *w, const
                              int64_t n1, const items_fn *fn) {
     const ck_format_info info = ck_weight_format_info(w->format);
     const int64_t nb = d->k / 32, g0 = n0 / CK_R, g1 = (n1 + CK_R - 1) / CK_R;
-    const int stored = w->qs && !info.packed4;
+    const int stored = w->qs && info.qs_block_bytes == 512;   // already the byte layout
     const int64_t need = stored ? 0 : (g1 - g0) * nb * 512;
     if (need > scratch.cap) {
         uint8_t *p = realloc(scratch.bytes, (size_t)need);
@@ -226,7 +226,7 @@ void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     switch (w->format) {
     case CK_WF_Q4_0: case CK_WF_Q5_0: case CK_WF_Q8_0: fn = i_h; break;
     case CK_WF_Q4_1: fn = i_hmin; break;
-    case CK_WF_Q4_K: fn = i_kmin; break;
+    case CK_WF_Q4_K: case CK_WF_Q5_K: fn = i_kmin; break;
     case CK_WF_MXINT8: case CK_WF_MXFP4: fn = i_f; break;
     // Q6_K (two half-block scales: the VNNI tile is faster, see kernel_table.c); float formats
     // never come here (their own kernels in the table).

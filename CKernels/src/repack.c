@@ -20,6 +20,7 @@ static ck_format_info format_facts(ck_weight_format f) {
     case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
+    case CK_WF_Q5_K:       return (ck_format_info){256, 176, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
     case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
@@ -32,11 +33,12 @@ static ck_format_info format_facts(ck_weight_format f) {
 
 ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
-    info.kscale_rec = f == CK_WF_Q4_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
+    info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
+    const int compact5 = f == CK_WF_Q5_0 || f == CK_WF_Q5_K;
     if (info.int8_path) {
-        // Q5_0 keeps only its compact copy (qs_dec), which every SIMD kernel reads.
-        info.qs_block_bytes = f == CK_WF_Q5_0 ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
-        info.repacked_block_bytes = (f == CK_WF_Q5_0 ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
+        // Q5_0 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
+        info.qs_block_bytes = compact5 ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
+        info.repacked_block_bytes = (compact5 ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
                                     (info.kscale_rec ? info.kscale_rec / 8   // a record covers 8 blocks
                                                      : (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min));
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
@@ -102,6 +104,20 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
         *mw = -(ck_fp16_to_fp32(x->dmin) * (float)m);
         return;
     }
+    case CK_WF_Q5_K: {
+        // As Q4_K, plus the fifth bit of element l of sub-block j: bit j of qh[l].
+        const ck_block_q5_K *x = (const ck_block_q5_K *)row + b / 8;
+        const int j = (int)(b % 8), c = j / 2;
+        for (int l = 0; l < 32; l++) {
+            const int lo = (j & 1) ? x->qs[32 * c + l] >> 4 : x->qs[32 * c + l] & 15;
+            u[l] = (uint8_t)(lo | (((x->qh[l] >> j) & 1) << 4));
+        }
+        int sc, m;
+        scale_min_k4(j, x->scales, &sc, &m);
+        dw[0] = ck_fp16_to_fp32(x->d) * (float)sc;
+        *mw = -(ck_fp16_to_fp32(x->dmin) * (float)m);
+        return;
+    }
     case CK_WF_Q6_K: {
         // Elements 32j..32j+31: half h = j/4 and run t = j%4 of ggml's dequantizer; run t takes
         // ql[l] (t even) or ql[l+32] (t odd), low (t<2) or high nibble, qh bits 2t..2t+1, and
@@ -147,7 +163,7 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     const ck_format_info info = ck_weight_format_info(f);
     const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
     *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = *dec_bytes = 0;
-    if (f == CK_WF_Q5_0) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
+    if (f == CK_WF_Q5_0 || f == CK_WF_Q5_K) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
     if (info.int8_path) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // Q5_0: none (see qs_dec)
         const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
@@ -183,8 +199,8 @@ static void repack_kscales(const ck_weights *w, const ck_format_info *info, int6
     ck_half *d = (ck_half *)rec;
     for (int r = 0; r < CK_R && g * CK_R + r < w->n; r++) {
         const uint8_t *row = (const uint8_t *)w->raw + (g * CK_R + r) * w->raw_row_bytes;
-        if (w->format == CK_WF_Q4_K) {
-            const ck_block_q4_K *x = (const ck_block_q4_K *)row + sb;
+        if (w->format == CK_WF_Q4_K || w->format == CK_WF_Q5_K) {   // Q5_K: d, dmin, scales as Q4_K's
+            const ck_block_q4_K *x = (const ck_block_q4_K *)(row + sb * (w->format == CK_WF_Q5_K ? sizeof(ck_block_q5_K) : sizeof(ck_block_q4_K)));
             d[r] = x->d;
             d[CK_R + r] = x->dmin;
             for (int j = 0; j < 8; j++) {

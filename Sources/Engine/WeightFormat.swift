@@ -4,7 +4,7 @@ import GGUF
 /// Element formats a matmul weight can have: the GGUF types our models use and the OCP MX
 /// formats (32-element blocks with a ue8m0 power-of-two scale).
 public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertible {
-    case f32, f16, q4_0, q4_1, q5_0, q8_0, q4_K, q6_K
+    case f32, f16, q4_0, q4_1, q5_0, q8_0, q4_K, q5_K, q6_K
     case mxint8, mxfp8_e4m3, mxfp8_e5m2, mxfp4
 
     /// The GGUF type with the same block layout, if there is one.
@@ -17,6 +17,7 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
         case .q5_0: self = .q5_0
         case .q8_0: self = .q8_0
         case .q4_K: self = .q4_K
+        case .q5_K: self = .q5_K
         case .q6_K: self = .q6_K
         default: return nil
         }
@@ -60,6 +61,7 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
         case .q5_0: return CK_WF_Q5_0
         case .q8_0: return CK_WF_Q8_0
         case .q4_K: return CK_WF_Q4_K
+        case .q5_K: return CK_WF_Q5_K
         case .q6_K: return CK_WF_Q6_K
         case .mxint8: return CK_WF_MXINT8
         case .mxfp8_e4m3: return CK_WF_MXFP8_E4M3

@@ -215,6 +215,7 @@ private func GGMLTypeRaw(_ f: WeightFormat) -> UInt32 {
     case .q5_0: return GGMLType.q5_0.rawValue
     case .q8_0: return GGMLType.q8_0.rawValue
     case .q4_K: return GGMLType.q4_K.rawValue
+    case .q5_K: return GGMLType.q5_K.rawValue
     case .q6_K: return GGMLType.q6_K.rawValue
     default: preconditionFailure("\(f) is not a GGUF type")
     }

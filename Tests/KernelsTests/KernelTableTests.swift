@@ -90,8 +90,8 @@ import Foundation
         ck_repack_sizes(format.ck, Int64(n), Int64(k), &qs, &dw, &mw, &f32, &dec)
         let info = format.info, units = ((n + 15) / 16) * (k / 32)
         #expect(qs == units * Int(info.qs_block_bytes), "\(format)")
-        // Q5_0 has no byte layout, only its compact copy (qs_dec).
-        #expect(dec == (format == .q5_0 ? units * Int(CK_Q5_0_COMPACT_BYTES) : 0), "\(format)")
+        // Q5_0 and Q5_K have no byte layout, only their compact copy (qs_dec).
+        #expect(dec == (format == .q5_0 || format == .q5_K ? units * Int(CK_Q5_0_COMPACT_BYTES) : 0), "\(format)")
         #expect(qs + dw + mw + dec == units * Int(info.repacked_block_bytes), "\(format)")
     }
 }

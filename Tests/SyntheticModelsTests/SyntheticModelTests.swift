@@ -51,13 +51,18 @@ private func realFile(_ name: String) throws -> GGUFFile { try GGUFFile(path: mo
         #expect(try SyntheticModel.parse("llama3.2-1b").map(\.mix) == [.q4_0])
     }
 
-    /// Phi-4-mini's Q4_K_M has fused QKV in Q5_K, which Quanta cannot run yet: reported, and
-    /// written as Q6_K.
+    /// Phi-4-mini's Q4_K_M writes its fused QKV in Q5_K, which Quanta runs; Q5_K_M on SmolLM2's
+    /// 576-value rows falls back to Q5_1 (llama.cpp's fallback), which it does not: reported, and
+    /// written as Q8_0.
     @Test func unsupportedTypesAreSubstitutedAndReported() throws {
-        let model = try #require(try SyntheticModel.parse("phi4-mini:q4_k_m").first)
-        let s = model.substitutions
-        #expect(s.count == 1 && s[0].llamaCpp == .q5_K && s[0].written == .q6_K && s[0].tensors == 32)
-        #expect(model.tensors.filter { $0.name.hasSuffix("attn_qkv.weight") }.allSatisfy { $0.type == .q6_K })
+        let phi = try #require(try SyntheticModel.parse("phi4-mini:q4_k_m").first)
+        #expect(phi.substitutions.isEmpty)
+        let qkv = phi.tensors.filter { $0.name.hasSuffix("attn_qkv.weight") }
+        #expect(qkv.count == 32 && qkv.allSatisfy { $0.type == .q5_K })
+        let smol = try #require(try SyntheticModel.parse("smollm2-135m:q5_k_m").first)
+        let s = smol.substitutions
+        #expect(s.count == 1 && s[0].llamaCpp == .q5_1 && s[0].written == .q8_0 && s[0].tensors > 0)
+        #expect(!smol.tensors.contains { $0.type == .q5_1 } && smol.tensors.contains { $0.type == .q5_K })
         #expect(try SyntheticModel.parse("llama3.2-1b:q4_k_m").first!.substitutions.isEmpty)
     }
 }
@@ -111,7 +116,7 @@ private func realFile(_ name: String) throws -> GGUFFile { try GGUFFile(path: mo
     /// few decode steps give finite logits that differ between tokens (the scales neither
     /// overflow nor vanish).
     @Test(arguments: ["smollm2-135m:q4_0", "smollm2-135m:q4_1", "smollm2-135m:q5_0", "smollm2-135m:q8_0",
-                      "smollm2-135m:q6_k", "smollm2-135m:q4_k_m", "gemma3-270m:q4_k_m"])
+                      "smollm2-135m:q6_k", "smollm2-135m:q4_k_m", "smollm2-135m:q5_k_m", "gemma3-270m:q4_k_m"])
     func logitsAreFinite(_ spec: String) throws {
         let model = try #require(try SyntheticModel.parse(spec).first)
         let (path, _) = try SyntheticCache.materialize(model, in: Self.directory)
