@@ -61,7 +61,7 @@ func benchBlocks(_ format: WeightFormat, n: Int, k: Int) -> [UInt8] {
         switch format {
         case .q4_0, .q5_0, .q8_0: half(o, 0.004)
         case .q4_1: half(o, 0.004); half(o + 2, -0.03)
-        case .q4_K: half(o, 0.0003); half(o + 2, 0.0002)
+        case .q4_K, .q5_K: half(o, 0.0003); half(o + 2, 0.0002)
         case .q6_K: half(o + 208, 0.0001)
         default: break
         }
@@ -86,7 +86,7 @@ private let quickOption = OptionSpec(["--quick"], "only the smaller shapes")
 private let coldOption = OptionSpec(["--cold"], "decode (m = 1) reads rotating copies of the weights, so they come from DRAM")
 private let threadsOption = OptionSpec(["--threads"], value: "N[,N...]", "thread counts (default 1,2)")
 private let rowsOption = OptionSpec(["--m"], value: "M[,M...]", "activation rows: 1 = a decode step, 512 = a prefill batch (default 1,512)")
-private let formatsOption = OptionSpec(["--formats"], value: "F[,F...]", "only these weight formats (q4_0, q4_1, q5_0, q8_0, q4_K, q6_K, f16, mx...)")
+private let formatsOption = OptionSpec(["--formats"], value: "F[,F...]", "only these weight formats (q4_0, q4_1, q5_0, q8_0, q4_K, q5_K, q6_K, f16, mx...)")
 private let pathsOption = OptionSpec(["--paths"], value: "P[,P...]",
                                      "kernel paths: \(KernelPath.allCases.map(\.description).joined(separator: ", ")) (default: the best this CPU has)")
 
@@ -137,8 +137,11 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
         KernelShape(model: "gemma3", name: "ffn_gate/up", n: 2048, k: 640, formats: [.q5_0]),
         KernelShape(model: "gemma3", name: "ffn_down", n: 640, k: 2048, formats: [.q6_K, .q4_K]),
         KernelShape(model: "gemma3", name: "output(tied)", n: 262144, k: 640, formats: [.q8_0]),
+        // A 1.5B model's FFN (Qwen 2.5 1.5B): 14-27 MB a matrix, streamed from DRAM at any --cold.
+        KernelShape(model: "qwen2.5-1.5b", name: "ffn_gate/up", n: 8960, k: 1536, formats: [.q4_K, .q5_K, .q6_K]),
+        KernelShape(model: "qwen2.5-1.5b", name: "ffn_down", n: 1536, k: 8960, formats: [.q4_K, .q6_K]),
     ]
-    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q6_K, .f16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
+    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q5_K, .q6_K, .f16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
     if all {
         shapes = shapes.map { s in KernelShape(model: s.model, name: s.name, n: s.n, k: s.k, formats: everything.filter { s.k % $0.blockSize == 0 }) }
     }
