@@ -17,13 +17,23 @@ int64_t ck_kv_row_bytes(ck_kv_format format, int64_t n) {
     return 0;
 }
 
+/// A rounded code as the AVX2 store makes it (truncating conversion to int32, then saturating
+/// packs): in-range values as they are, > 127 to 127, and NaN, infinities and everything below
+/// -128 to -128 (the conversion's integer indefinite). Non-finite products happen when a block's
+/// scale underflows (1 / d = inf) or an input is NaN or inf; a plain (int8_t) cast is undefined
+/// there and gives other bits on x86-64 and aarch64.
+static inline int8_t q8_code(float r) {
+    if (r >= -128.0f && r <= 127.0f) return (int8_t)r;
+    return r > 127.0f && r < 2147483648.0f ? 127 : -128;
+}
+
 void ck_kv_quantize_row_q8_0_ref(const float *x, ck_block_q8_0 *y, int64_t n) {
     for (int64_t b = 0; b < n / CK_QK32; b++, x += CK_QK32) {
         float amax = 0;
         for (int j = 0; j < CK_QK32; j++) amax = fmaxf(amax, fabsf(x[j]));
         const float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
         y[b].d = ck_fp32_to_fp16(d);
-        for (int j = 0; j < CK_QK32; j++) y[b].qs[j] = (int8_t)roundf(x[j] * id);
+        for (int j = 0; j < CK_QK32; j++) y[b].qs[j] = q8_code(roundf(x[j] * id));
     }
 }
 
