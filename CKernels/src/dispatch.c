@@ -5,12 +5,6 @@
 #pragma STDC FP_CONTRACT OFF
 #include "ck_matmul.h"
 
-/// The table of an explicit path (lowered to what the CPU runs) or, for path < 0, the active one.
-static const ck_path_kernels *table_for(int path) {
-    if (path < 0 || !ck_kernel_path_supported(path)) return ck_kernels(path < 0 ? ck_kernel_path_get() : ck_best_kernel_path());
-    return ck_kernels((ck_kernel_path)path);
-}
-
 // MARK: - Drivers
 
 /// Below this many multiply-accumulates a matmul runs on the calling thread only.
@@ -31,7 +25,7 @@ static void quantize_part(void *ctx, int t, int nt) {
 
 void ck_quantize_act(const ck_act *a, int threads, int path) {
     quantize_job j = {a, NULL};
-    j.quantize = table_for(path)->quantize[a->format >= 0 && a->format < CK_ACT_COUNT ? a->format : CK_ACT_Q8_32];
+    j.quantize = ck_kernels_for_path(path)->quantize[a->format >= 0 && a->format < CK_ACT_COUNT ? a->format : CK_ACT_Q8_32];
     if (!j.quantize) return;   // CK_ACT_F32: nothing to quantize
     // Small inputs (decode) are cheaper on one thread than a fork/join.
     if (a->m * a->k < 65536) threads = 1;
@@ -46,7 +40,7 @@ static int has_decode(const ck_weights *w) {
 }
 
 void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path) {
-    const ck_path_kernels *t = table_for(path);
+    const ck_path_kernels *t = ck_kernels_for_path(path);
     float *const ys[1] = {y};
     if (d->m == 1 && has_decode(w)) ck_matmul_multi(d, w, a, ys, 1, threads, t->path);   // split by streamed bytes
     else t->format[w->format].prefill(d, w, a, ys, 1, threads, CK_MIN_PARALLEL_MACS);
@@ -89,7 +83,7 @@ static void multi_part(void *ctx, int t, int nt) {
 
 void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                      int threads, int path) {
-    const ck_path_kernels *t = table_for(path);
+    const ck_path_kernels *t = ck_kernels_for_path(path);
     int same = 1;   // one prefill region (m > 1) or one decode region (m = 1) covers them all
     for (int i = 0; i < count && same; i++) {
         const ck_format_kernels *k = &t->format[w[i].format];
