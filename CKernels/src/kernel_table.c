@@ -14,6 +14,9 @@
 #include "attention_heads.h"
 #include "attention_split_unit.h"
 #include "attention_tiled.h"
+#if defined(__aarch64__)
+#include "kernels_neon.h"
+#endif
 
 #if defined(__x86_64__)   // CPUID
 static int cpu_has_avx2(void) {
@@ -145,10 +148,24 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ARM_FP8 ((ck_format_kernels){ck_matmul_fp8_neon, ck_prefill_fp8_neon})
 #define ARM_QUANT {[CK_ACT_Q8_32] = ck_quantize_act_neon, [CK_ACT_Q8_0] = ck_quantize_act_neon, \
                    [CK_ACT_Q8_1] = ck_quantize_act_neon, [CK_ACT_Q8_K] = ck_quantize_act_neon}
+/// NEON row ops (rows_neon.c); KV stores and attention the reference's.
+#define ARM_GLU ck_swiglu_neon, ck_geglu_neon
+#define ARM_ROWS .rms_norm_vectors = ck_rms_norm_vectors_neon, \
+                 .kv_store = {[CK_KV_F16] = ck_kv_store_f16_ref, [CK_KV_Q8_0] = ck_kv_store_q8_0_ref, \
+                              [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3}, \
+                 .attention_head = {[CK_KV_F16] = ck_attention_head_f16_ref, [CK_KV_Q8_0] = ck_attention_head_ref, \
+                                    [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
+                 .attention_prefill = ck_attention_tiled_portable, \
+                 .attention_split = {[CK_KV_F16] = ck_attention_split_ref, [CK_KV_Q8_0] = ck_attention_split_ref, \
+                                     [CK_KV_MXFP8_E4M3] = ck_attention_split_ref}, \
+                 .attention_scores = ck_attention_scores_ref, .attention_values = ck_attention_values_ref, \
+                 .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
 #else
 #define ARM_INTS(DECODE, PREFILL) INTS(REF_ALL)
 #define ARM_FP8 REF_ALL
 #define ARM_QUANT REF_QUANT
+#define ARM_GLU ck_swiglu_ref, ck_geglu_ref
+#define ARM_ROWS ROWS_REF
 #endif
 #define REF_QUANT {[CK_ACT_Q8_32] = ck_quantize_act_ref, [CK_ACT_Q8_0] = ck_quantize_act_ref, \
                    [CK_ACT_Q8_1] = ck_quantize_act_ref, [CK_ACT_Q8_K] = ck_quantize_act_ref}
@@ -169,7 +186,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ARM_TABLE(PATH, NAME, DECODE, PREFILL)                                                           \
     [PATH] = {PATH, NAME, {ARM_INTS(DECODE, PREFILL), [CK_WF_F32] = SGEMM, [CK_WF_F16] = SGEMM,          \
                            [CK_WF_MXFP8_E4M3] = ARM_FP8, [CK_WF_MXFP8_E5M2] = ARM_FP8},                  \
-              ARM_QUANT, ck_swiglu_ref, ck_geglu_ref, ROWS_REF}
+              ARM_QUANT, ARM_GLU, ARM_ROWS}
 
 static const ck_path_kernels tables[CK_PATH_COUNT] = {
     REF_TABLE(CK_PATH_REF, "ref"),

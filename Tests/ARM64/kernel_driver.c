@@ -66,7 +66,7 @@ static uint64_t hash_floats(const float *x, size_t n) {
     return h;
 }
 
-enum { MAX_CASES = 4096, MAX_PATHS = 16 };
+enum { MAX_CASES = 4096, MAX_PATHS = 32 };
 static int golden_mode;
 static char golden_name[MAX_CASES][96];
 static uint64_t golden_hash[MAX_CASES];
@@ -77,6 +77,7 @@ static int passed[MAX_PATHS], failed[MAX_PATHS], npaths;
 static int path_index(const char *path) {
     for (int i = 0; i < npaths; i++)
         if (!strcmp(path_names[i], path)) return i;
+    if (npaths == MAX_PATHS) { fprintf(stderr, "kernel_driver: more than %d path labels\n", MAX_PATHS); exit(2); }
     path_names[npaths] = strdup(path);
     return npaths++;
 }
@@ -365,6 +366,109 @@ static void row_cases(void) {
     }
 }
 
+// MARK: - Row ops, KV stores and split-K attention through each path's table
+
+/// Runs BODY for ref (label "ref") and each ARM path this CPU runs (label "<path>-SUFFIX"), with
+/// `path_` the ck_kernel_path and `label_` the label; `seed_` restores the inputs' generator so
+/// every path sees the same input.
+#define FOR_PATHS(SUFFIX, BODY)                                                                        \
+    do {                                                                                               \
+        const uint64_t seed_ = rng;                                                                    \
+        for (int p_ = -1; p_ < ARM_PATHS; p_++) {                                                      \
+            if (p_ >= 0 && !arm_enabled[p_]) continue;                                                 \
+            rng = seed_;                                                                               \
+            const int path_ = p_ < 0 ? CK_PATH_REF : arm_paths[p_].path;                               \
+            char label_[32];                                                                           \
+            snprintf(label_, sizeof label_, "%s%s%s", p_ < 0 ? "ref" : arm_paths[p_].name, p_ < 0 ? "" : "-", \
+                     p_ < 0 ? "" : SUFFIX);                                                            \
+            BODY;                                                                                      \
+        }                                                                                              \
+    } while (0)
+
+static float float_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/// n values for the row ops and KV stores, each 32-value block one scenario (block b, shifted by
+/// `salt`): ordinary values; zeros of both signs; fp32 subnormals; huge (up to FLT_MAX); an
+/// infinity; NaNs with payloads and signs; fp16 edges (65504, 65520 and just below, the normal
+/// and subnormal limits, exact ties of fp16 rounding); one large value over tiny ones (E4M3
+/// subnormals, underflow after the MX scaling); exact ties of E4M3 and q8_0 rounding; and the
+/// GLU ops' thresholds (exp's clamps at -87 and 88, gelu's at +-10).
+static void edge_values(float *x, int64_t n, int salt) {
+    for (int64_t i = 0; i < n; i++) x[i] = uniform(-2, 2);
+    for (int64_t b = 0; b * 32 < n; b++) {
+        float *blk = x + 32 * b;
+        const int64_t len = n - 32 * b < 32 ? n - 32 * b : 32;
+        const int k = (int)((b + salt) % 10);
+        for (int64_t i = 0; i < len; i++) {
+            const float u = uniform(-1, 1);
+            switch (k) {
+            case 0: break;
+            case 1: blk[i] = i % 2 ? -0.0f : 0.0f; break;
+            case 2: blk[i] = u * 1e-39f; break;
+            case 3: blk[i] = i == 3 ? -3.4028235e38f : u * 1e37f; break;
+            case 4: if (i == len / 2) blk[i] = i % 2 ? -INFINITY : INFINITY; break;
+            case 5: if (i % 7 == 1) blk[i] = float_bits(i % 2 ? 0xffd12345u : 0x7fc0abcdu); break;
+            case 6: {
+                static const float f16_edges[] = {65504.0f, 65519.99f, 65520.0f, -65520.0f, 6.1035156e-5f, 5.9604645e-8f,
+                                                  2.9802322e-8f, 8.940697e-8f, 1.00048828125f, 1.00146484375f, -2.0009765625f,
+                                                  1e-10f, 3.0517578e-5f, 4.5e-8f};
+                blk[i] = f16_edges[i % (sizeof f16_edges / sizeof f16_edges[0])] * (i >= 14 ? -1.0f : 1.0f);
+                break;
+            }
+            case 7: blk[i] = i == 5 ? 448.0f * 1024.0f : u * 1e-3f * (float)(1 << (i % 16)) * 1e-3f; break;
+            case 8: {   // amax 127 (q8_0: d = 1, ties at halves) and 448 (E4M3 scale 1: ties between codes)
+                static const float ties[] = {127.0f, 0.5f, -1.5f, 2.5f, 1.0625f, 17.0f, -9.5f, 0.01953125f, 0.0029296875f,
+                                             448.0f, 19.0f, 100.5f};
+                blk[i] = ties[i % (sizeof ties / sizeof ties[0])];
+                break;
+            }
+            default: {
+                static const float glu[] = {-87.5f, -86.9f, 88.0f, 88.5f, 100.0f, -100.0f, 10.0f, -10.0f, 9.99f, -9.99f,
+                                            20.0f, -20.0f, 1e4f, -1e4f};
+                blk[i] = glu[i % (sizeof glu / sizeof glu[0])] * (1.0f + u * 1e-3f * (float)(i % 3 == 0));
+                break;
+            }
+            }
+        }
+    }
+}
+
+/// RMSNorm (vectors of `width` per row, 1 or 4 per row), SwiGLU and GeGLU of 1..33 rows of ragged
+/// widths through ck_*_rows with each path's table, plain and edge inputs.
+static void neon_row_cases(void) {
+    static const int64_t row_counts[] = {1, 2, 3, 4, 5, 7, 16, 33}, widths[] = {1, 3, 4, 12, 36, 64, 100, 130};
+    for (int ri = 0; ri < 8; ri++)
+        for (int wi = 0; wi < 8; wi++)
+            for (int edges = 0; edges < 2; edges++) {
+                const int64_t rows = row_counts[ri], width = widths[wi], per_row = (ri + wi) % 2 ? 4 : 1;
+                const int64_t cols = width * per_row, total = rows * cols;
+                float *x = malloc((size_t)total * sizeof(float)), *y = malloc((size_t)total * sizeof(float));
+                float *u = malloc((size_t)total * sizeof(float)), *w = malloc((size_t)width * sizeof(float));
+                char name[96];
+                snprintf(name, sizeof name, "rows_path/rms_norm/r%lld/w%lldx%lld/%s", (long long)rows, (long long)width,
+                         (long long)per_row, edges ? "edges" : "plain");
+                FOR_PATHS("rows", {
+                    if (edges) edge_values(x, total, ri + wi); else for (int64_t i = 0; i < total; i++) x[i] = uniform(-3, 3);
+                    for (int64_t i = 0; i < width; i++) w[i] = uniform(-2, 2);
+                    ck_rms_norm_rows(x, y, rows, cols, w, width, 1e-6f, 1, path_);
+                    record(name, label_, hash_floats(y, (size_t)total));
+                });
+                static const char *glu[] = {"swiglu", "geglu"};
+                for (int op = 0; op < 2; op++) {
+                    snprintf(name, sizeof name, "rows_path/%s/r%lld/c%lld/%s", glu[op], (long long)rows, (long long)cols,
+                             edges ? "edges" : "plain");
+                    FOR_PATHS("rows", {
+                        if (edges) edge_values(x, total, ri + wi + op); else for (int64_t i = 0; i < total; i++) x[i] = uniform(-12, 12);
+                        for (int64_t i = 0; i < total; i++) u[i] = uniform(-2, 2);
+                        if (edges) u[total / 2] = 3e38f;
+                        (op ? ck_geglu_rows : ck_swiglu_rows)(x, u, rows, cols, 1, path_);
+                        record(name, label_, hash_floats(x, (size_t)total));
+                    });
+                }
+                free(x); free(y); free(u); free(w);
+            }
+}
+
 // MARK: - The whole library (kernel table, dispatch, attention)
 
 /// The kernel table on this CPU: x86 paths never supported on aarch64, the best path the fastest
@@ -456,6 +560,7 @@ int main(int argc, char **argv) {
     matmul_cases();
     quantize_cases();
     row_cases();
+    neon_row_cases();
     attention_cases();
     if (golden_mode) return 0;
     // The paths the CPU reports must be exactly the expected ones (a path it lacks is never chosen).
