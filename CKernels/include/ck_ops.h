@@ -83,7 +83,8 @@ void ck_fp32_to_fp16_row_avx2(const float *x, ck_half *h, int64_t n);
 
 /// A KV cache row of n values (a multiple of 32) as Q8_0 blocks, the way ggml's reference
 /// quantizer does it: d = amax / 127 stored as fp16, codes round(x * (1 / d)) with halves away
-/// from zero (all zero for an all-zero block). The AVX2 twin gives the same bytes (~2 % of a
+/// from zero (all zero for an all-zero block; -128 where x * (1 / d) is not finite: a NaN input,
+/// an infinite one in its block, or 1 / d overflowing). The AVX2 twin gives the same bytes (~2 % of a
 /// SmolLM2 pp512 @ d4096 with a q8_0 cache when scalar, roundf called per value).
 void ck_kv_quantize_row_q8_0_ref(const float *x, ck_block_q8_0 *y, int64_t n);
 void ck_kv_quantize_row_q8_0_avx2(const float *x, ck_block_q8_0 *y, int64_t n);

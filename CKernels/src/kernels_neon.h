@@ -1,4 +1,4 @@
-// Private: the ARM64 row ops (aarch64 only) that the ARM paths' kernel tables name (kernel_table.c). Each gives the reference's bits (ck_ops.h's
+// Private: the ARM64 row ops and KV stores (aarch64 only) that the ARM paths' kernel tables name (kernel_table.c). Each gives the reference's bits (ck_ops.h's
 // contracts; docs/arm64.md).
 #ifndef CK_KERNELS_NEON_H
 #define CK_KERNELS_NEON_H
@@ -9,5 +9,11 @@
 void ck_swiglu_neon(float *gate, const float *up, int64_t n);
 void ck_geglu_neon(float *gate, const float *up, int64_t n);
 void ck_rms_norm_vectors_neon(const float *x, const float *w, float *y, int64_t count, int64_t width, float eps);
+
+/// kv_store_neon.c: one fp32 row into an fp16 (FCVTN), q8_0 or MXFP8 E4M3 cache row, the bytes
+/// of ck_kv_store_f16_ref, ck_kv_store_q8_0_ref and ck_kv_store_mxfp8_e4m3.
+void ck_kv_store_f16_neon(const float *x, void *row, int64_t n);
+void ck_kv_store_q8_0_neon(const float *x, void *row, int64_t n);
+void ck_kv_store_mxfp8_e4m3_neon(const float *x, void *row, int64_t n);
 
 #endif

@@ -469,6 +469,36 @@ static void neon_row_cases(void) {
             }
 }
 
+/// The three KV stores of 1..33 rows through ck_kv_store_rows with each path's table: rows n
+/// long (fp16 also lengths that are not multiples of 32 or 8), plain and edge values, stored at
+/// shuffled positions; the hash covers the whole cache.
+static void kv_store_cases(void) {
+    static const char *kv[] = {"f16", "q8_0", "mxfp8_e4m3"};
+    static const int64_t lengths[] = {1, 7, 36, 100, 32, 64, 96, 256, 2048}, row_counts[] = {1, 3, 33};
+    for (int f = 0; f < 3; f++)
+        for (int li = f == 0 ? 0 : 4; li < 9; li++)
+            for (int ri = 0; ri < 3; ri++)
+                for (int edges = 0; edges < 2; edges++) {
+                    const int64_t n = lengths[li], rows = row_counts[ri], rb = ck_kv_row_bytes((ck_kv_format)f, n);
+                    float *k = malloc((size_t)(rows * n) * sizeof(float)), *v = malloc((size_t)(rows * n) * sizeof(float));
+                    uint8_t *kc = malloc((size_t)(rows * rb)), *vc = malloc((size_t)(rows * rb));
+                    int64_t positions[33];
+                    for (int64_t r = 0; r < rows; r++) positions[r] = (r * 7 + 2) % rows;   // 7 is prime to 33
+                    char name[96];
+                    snprintf(name, sizeof name, "kv_path/%s/n%lld/r%lld/%s", kv[f], (long long)n, (long long)rows,
+                             edges ? "edges" : "plain");
+                    FOR_PATHS("kv", {
+                        if (edges) { edge_values(k, rows * n, li + ri); edge_values(v, rows * n, li + ri + 5); }
+                        else for (int64_t i = 0; i < rows * n; i++) { k[i] = uniform(-4, 4); v[i] = uniform(-4, 4); }
+                        memset(kc, 0xA5, (size_t)(rows * rb));
+                        memset(vc, 0x5A, (size_t)(rows * rb));
+                        ck_kv_store_rows((ck_kv_format)f, k, v, rows, n, positions, kc, vc, rb, 1, path_);
+                        record(name, label_, fnv(hash_bytes(kc, (size_t)(rows * rb)), vc, (size_t)(rows * rb)));
+                    });
+                    free(k); free(v); free(kc); free(vc);
+                }
+}
+
 // MARK: - The whole library (kernel table, dispatch, attention)
 
 /// The kernel table on this CPU: x86 paths never supported on aarch64, the best path the fastest
@@ -561,6 +591,7 @@ int main(int argc, char **argv) {
     quantize_cases();
     row_cases();
     neon_row_cases();
+    kv_store_cases();
     attention_cases();
     if (golden_mode) return 0;
     // The paths the CPU reports must be exactly the expected ones (a path it lacks is never chosen).
