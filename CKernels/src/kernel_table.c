@@ -148,7 +148,8 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ARM_FP8 ((ck_format_kernels){ck_matmul_fp8_neon, ck_prefill_fp8_neon})
 #define ARM_QUANT {[CK_ACT_Q8_32] = ck_quantize_act_neon, [CK_ACT_Q8_0] = ck_quantize_act_neon, \
                    [CK_ACT_Q8_1] = ck_quantize_act_neon, [CK_ACT_Q8_K] = ck_quantize_act_neon}
-/// NEON row ops and KV stores (rows_neon.c, kv_store_neon.c); attention the reference's.
+/// NEON row ops, KV stores and split-K units over fp16 and MXFP8 (rows_neon.c, kv_store_neon.c,
+/// attention_split_neon.c); the per-head kernel, prefill and q8_0 split-K the reference's.
 #define ARM_GLU ck_swiglu_neon, ck_geglu_neon
 #define ARM_ROWS .rms_norm_vectors = ck_rms_norm_vectors_neon, \
                  .kv_store = {[CK_KV_F16] = ck_kv_store_f16_neon, [CK_KV_Q8_0] = ck_kv_store_q8_0_neon, \
@@ -156,8 +157,8 @@ ck_kernel_path ck_kernel_path_set(int path) {
                  .attention_head = {[CK_KV_F16] = ck_attention_head_f16_ref, [CK_KV_Q8_0] = ck_attention_head_ref, \
                                     [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
                  .attention_prefill = ck_attention_tiled_portable, \
-                 .attention_split = {[CK_KV_F16] = ck_attention_split_ref, [CK_KV_Q8_0] = ck_attention_split_ref, \
-                                     [CK_KV_MXFP8_E4M3] = ck_attention_split_ref}, \
+                 .attention_split = {[CK_KV_F16] = ck_attention_split_f16_neon, [CK_KV_Q8_0] = ck_attention_split_ref, \
+                                     [CK_KV_MXFP8_E4M3] = ck_attention_split_mxfp8_neon}, \
                  .attention_scores = ck_attention_scores_ref, .attention_values = ck_attention_values_ref, \
                  .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
 #else

@@ -1,9 +1,11 @@
-// Private: the ARM64 row ops and KV stores (aarch64 only) that the ARM paths' kernel tables name (kernel_table.c). Each gives the reference's bits (ck_ops.h's
+// Private: the ARM64 row ops, KV stores and split-K attention units (aarch64 only) that the ARM
+// paths' kernel tables name (kernel_table.c). Each gives the reference's bits (ck_ops.h's
 // contracts; docs/arm64.md).
 #ifndef CK_KERNELS_NEON_H
 #define CK_KERNELS_NEON_H
 
 #include <stdint.h>
+#include "attention_split_unit.h"
 
 /// rows_neon.c: ck_swiglu_ref, ck_geglu_ref and ck_rms_norm_vectors_ref on NEON.
 void ck_swiglu_neon(float *gate, const float *up, int64_t n);
@@ -15,5 +17,10 @@ void ck_rms_norm_vectors_neon(const float *x, const float *w, float *y, int64_t 
 void ck_kv_store_f16_neon(const float *x, void *row, int64_t n);
 void ck_kv_store_q8_0_neon(const float *x, void *row, int64_t n);
 void ck_kv_store_mxfp8_e4m3_neon(const float *x, void *row, int64_t n);
+
+/// attention_split_neon.c: the split-K unit over fp16 (head_dim not a multiple of 8 goes to the
+/// scalar unit) and MXFP8 E4M3 caches, ck_attention_split_ref's bits.
+void ck_attention_split_f16_neon(const range_job *j);
+void ck_attention_split_mxfp8_neon(const range_job *j);
 
 #endif

@@ -499,6 +499,46 @@ static void kv_store_cases(void) {
                 }
 }
 
+/// Split-K decode (ck_attention_split_k_on, the path's units) over fp16 and MXFP8 caches: head
+/// dims 64, 128, 256 (and 40, 72: fp16's 8-dim tails), 1..~1000 visible positions, GQA ratios
+/// 1, 2, 3, 4 and 5 (a group of four heads and one), a window, ordinary and peaked (large) scores.
+static void split_cases(void) {
+    static const char *kv[] = {"f16", "q8_0", "mxfp8_e4m3"};
+    static const int64_t positions[] = {1, 2, 5, 17, 33, 64, 65, 130, 255, 256, 511, 777, 1000};
+    static const int64_t gqa[][2] = {{4, 4}, {4, 2}, {6, 2}, {8, 2}, {10, 2}, {3, 1}};   // heads, kv heads
+    static const int64_t dims[] = {64, 128, 256, 40, 72};
+    int c = 0;
+    for (int f = 0; f <= 2; f += 2)
+        for (int di = 0; di < (f == 0 ? 5 : 3); di++)
+            for (int pi = 0; pi < 13; pi++, c++) {
+                const int64_t hd = dims[di], npos = positions[pi], heads = gqa[c % 6][0], kv_heads = gqa[c % 6][1];
+                const int64_t window = c % 5 == 4 ? npos / 3 + 1 : 0;
+                const float q_scale = c % 3 == 2 ? 6.0f : 1.0f;
+                const int64_t row_bytes = ck_kv_row_bytes((ck_kv_format)f, kv_heads * hd);
+                uint8_t *k = malloc((size_t)(npos * row_bytes)), *v = malloc((size_t)(npos * row_bytes));
+                float *kx = make_activations(npos, kv_heads * hd, 0), *vx = make_activations(npos, kv_heads * hd, 0);
+                for (int64_t p = 0; p < npos; p++) {
+                    ck_kernels(CK_PATH_REF)->kv_store[f](kx + p * kv_heads * hd, k + p * row_bytes, kv_heads * hd);
+                    ck_kernels(CK_PATH_REF)->kv_store[f](vx + p * kv_heads * hd, v + p * row_bytes, kv_heads * hd);
+                }
+                float *q = make_activations(1, heads * hd, 0), *out = malloc((size_t)(heads * hd) * sizeof(float));
+                for (int64_t i = 0; i < heads * hd; i++) q[i] *= q_scale;
+                const int64_t last = npos - 1, stride = ck_attention_scratch_floats(npos, hd);
+                float *scratch = malloc((size_t)stride * sizeof(float));
+                const ck_attention_desc d = {q, heads * hd, k, v, row_bytes, (ck_kv_format)f, &last, 1, heads, kv_heads, hd,
+                                             window, out, heads * hd, scratch, stride};
+                char name[96];
+                snprintf(name, sizeof name, "split/%s/hd%lld/pos%lld/h%lldkv%lld/w%lld/q%g", kv[f], (long long)hd,
+                         (long long)npos, (long long)heads, (long long)kv_heads, (long long)window, (double)q_scale);
+                FOR_PATHS("split", {
+                    memset(out, 0, (size_t)(heads * hd) * sizeof(float));
+                    if (!ck_attention_split_k_on(&d, 1, path_)) { printf("split-K did not run for %s\n", name); abort(); }
+                    record(name, label_, hash_floats(out, (size_t)(heads * hd)));
+                });
+                free(k); free(v); free(kx); free(vx); free(q); free(out); free(scratch);
+            }
+}
+
 // MARK: - The whole library (kernel table, dispatch, attention)
 
 /// The kernel table on this CPU: x86 paths never supported on aarch64, the best path the fastest
@@ -592,6 +632,7 @@ int main(int argc, char **argv) {
     row_cases();
     neon_row_cases();
     kv_store_cases();
+    split_cases();
     attention_cases();
     if (golden_mode) return 0;
     // The paths the CPU reports must be exactly the expected ones (a path it lacks is never chosen).
