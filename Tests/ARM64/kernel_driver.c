@@ -398,7 +398,7 @@ static void edge_values(float *x, int64_t n, int salt) {
     for (int64_t b = 0; b * 32 < n; b++) {
         float *blk = x + 32 * b;
         const int64_t len = n - 32 * b < 32 ? n - 32 * b : 32;
-        const int k = (int)((b + salt) % 10);
+        const int k = (int)((b + salt) % 11);
         for (int64_t i = 0; i < len; i++) {
             const float u = uniform(-1, 1);
             switch (k) {
@@ -416,9 +416,13 @@ static void edge_values(float *x, int64_t n, int salt) {
                 break;
             }
             case 7: blk[i] = i == 5 ? 448.0f * 1024.0f : u * 1e-3f * (float)(1 << (i % 16)) * 1e-3f; break;
-            case 8: {   // amax 127 (q8_0: d = 1, ties at halves) and 448 (E4M3 scale 1: ties between codes)
-                static const float ties[] = {127.0f, 0.5f, -1.5f, 2.5f, 1.0625f, 17.0f, -9.5f, 0.01953125f, 0.0029296875f,
-                                             448.0f, 19.0f, 100.5f};
+            case 8: {   // amax 127: q8_0's d = 1, so x * (1 / d) ties at the halves
+                static const float ties[] = {127.0f, 0.5f, -1.5f, 2.5f, -9.5f, 100.5f, 63.5f, -0.5f};
+                blk[i] = ties[i % (sizeof ties / sizeof ties[0])];
+                break;
+            }
+            case 9: {   // amax 448: the E4M3 block scale is 1, so these tie between two codes
+                static const float ties[] = {448.0f, 1.0625f, 17.0f, -19.0f, 0.01953125f, 0.0029296875f, 0.0068359375f, 240.0f};
                 blk[i] = ties[i % (sizeof ties / sizeof ties[0])];
                 break;
             }
