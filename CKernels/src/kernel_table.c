@@ -148,13 +148,14 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ARM_FP8 ((ck_format_kernels){ck_matmul_fp8_neon, ck_prefill_fp8_neon})
 #define ARM_QUANT {[CK_ACT_Q8_32] = ck_quantize_act_neon, [CK_ACT_Q8_0] = ck_quantize_act_neon, \
                    [CK_ACT_Q8_1] = ck_quantize_act_neon, [CK_ACT_Q8_K] = ck_quantize_act_neon}
-/// NEON row ops, KV stores and split-K units over fp16 and MXFP8 (rows_neon.c, kv_store_neon.c,
-/// attention_split_neon.c); the per-head kernel, prefill and q8_0 split-K the reference's.
+/// NEON row ops, KV stores, split-K units over fp16 and MXFP8 and the fp16 per-head kernel
+/// (rows_neon.c, kv_store_neon.c, attention_split_neon.c, attention_head_neon.c); prefill, q8_0
+/// split-K and the block formats' per-head kernel the reference's.
 #define ARM_GLU ck_swiglu_neon, ck_geglu_neon
 #define ARM_ROWS .rms_norm_vectors = ck_rms_norm_vectors_neon, \
                  .kv_store = {[CK_KV_F16] = ck_kv_store_f16_neon, [CK_KV_Q8_0] = ck_kv_store_q8_0_neon, \
                               [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3_neon}, \
-                 .attention_head = {[CK_KV_F16] = ck_attention_head_f16_ref, [CK_KV_Q8_0] = ck_attention_head_ref, \
+                 .attention_head = {[CK_KV_F16] = ck_attention_head_f16_neon, [CK_KV_Q8_0] = ck_attention_head_ref, \
                                     [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
                  .attention_prefill = ck_attention_tiled_portable, \
                  .attention_split = {[CK_KV_F16] = ck_attention_split_f16_neon, [CK_KV_Q8_0] = ck_attention_split_ref, \

@@ -1,4 +1,4 @@
-// Private: the ARM64 row ops, KV stores and split-K attention units (aarch64 only) that the ARM
+// Private: the ARM64 row ops, KV stores and decode attention kernels (aarch64 only) that the ARM
 // paths' kernel tables name (kernel_table.c). Each gives the reference's bits (ck_ops.h's
 // contracts; docs/arm64.md).
 #ifndef CK_KERNELS_NEON_H
@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "attention_split_unit.h"
+#include "attention_heads.h"
 
 /// rows_neon.c: ck_swiglu_ref, ck_geglu_ref and ck_rms_norm_vectors_ref on NEON.
 void ck_swiglu_neon(float *gate, const float *up, int64_t n);
@@ -22,5 +23,8 @@ void ck_kv_store_mxfp8_e4m3_neon(const float *x, void *row, int64_t n);
 /// scalar unit) and MXFP8 E4M3 caches, ck_attention_split_ref's bits.
 void ck_attention_split_f16_neon(const range_job *j);
 void ck_attention_split_mxfp8_neon(const range_job *j);
+/// attention_head_neon.c: the per-(row, head) kernel over fp16 (head_dim not a multiple of 8
+/// goes to the scalar kernel), ck_attention_head_f16_ref's bits.
+void ck_attention_head_f16_neon(const struct ck_head_job *j);
 
 #endif

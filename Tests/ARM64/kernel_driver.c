@@ -543,6 +543,47 @@ static void split_cases(void) {
             }
 }
 
+/// The per-(row, head) kernel over an fp16 cache through ck_attention_on (decode rows under
+/// CK_SPLIT_MIN_POSITIONS positions, batches of 2-3 rows): head dims 64, 128, 256, 40, 72 and 36
+/// (not a multiple of 8: the scalar kernel), 1..255 visible positions (groups of eight and the
+/// rest), GQA 1:1 to 5:1, windows, peaked scores.
+static void head_cases(void) {
+    static const int64_t positions[] = {1, 2, 7, 8, 9, 16, 23, 64, 100, 255};
+    static const int64_t gqa[][2] = {{4, 4}, {4, 2}, {6, 2}, {8, 2}, {10, 2}, {3, 1}};
+    static const int64_t dims[] = {64, 128, 256, 40, 72, 36};
+    int c = 0;
+    for (int di = 0; di < 6; di++)
+        for (int pi = 0; pi < 10; pi++, c++) {
+            const int64_t hd = dims[di], npos = positions[pi], heads = gqa[c % 6][0], kv_heads = gqa[c % 6][1];
+            const int64_t rows = 1 + c % 3 < npos ? 1 + c % 3 : npos, window = c % 5 == 4 ? npos / 3 + 1 : 0;
+            const float q_scale = c % 3 == 2 ? 6.0f : 1.0f;
+            const int64_t row_bytes = ck_kv_row_bytes(CK_KV_F16, kv_heads * hd);
+            uint8_t *k = malloc((size_t)(npos * row_bytes)), *v = malloc((size_t)(npos * row_bytes));
+            float *kx = make_activations(npos, kv_heads * hd, 0), *vx = make_activations(npos, kv_heads * hd, 0);
+            for (int64_t p = 0; p < npos; p++) {
+                ck_kv_store_f16_ref(kx + p * kv_heads * hd, k + p * row_bytes, kv_heads * hd);
+                ck_kv_store_f16_ref(vx + p * kv_heads * hd, v + p * row_bytes, kv_heads * hd);
+            }
+            float *q = make_activations(rows, heads * hd, 0), *out = malloc((size_t)(rows * heads * hd) * sizeof(float));
+            for (int64_t i = 0; i < rows * heads * hd; i++) q[i] *= q_scale;
+            int64_t pos[3];
+            for (int64_t r = 0; r < rows; r++) pos[r] = npos - rows + r;
+            const int64_t stride = ck_attention_scratch_floats(npos, hd);
+            float *scratch = malloc((size_t)stride * sizeof(float));
+            const ck_attention_desc d = {q, heads * hd, k, v, row_bytes, CK_KV_F16, pos, rows, heads, kv_heads, hd,
+                                         window, out, heads * hd, scratch, stride};
+            char name[96];
+            snprintf(name, sizeof name, "head/f16/hd%lld/pos%lld/rows%lld/h%lldkv%lld/w%lld/q%g", (long long)hd,
+                     (long long)npos, (long long)rows, (long long)heads, (long long)kv_heads, (long long)window, (double)q_scale);
+            FOR_PATHS("head", {
+                memset(out, 0, (size_t)(rows * heads * hd) * sizeof(float));
+                ck_attention_on(&d, 1, path_);
+                record(name, label_, hash_floats(out, (size_t)(rows * heads * hd)));
+            });
+            free(k); free(v); free(kx); free(vx); free(q); free(out); free(scratch);
+        }
+}
+
 // MARK: - The whole library (kernel table, dispatch, attention)
 
 /// The kernel table on this CPU: x86 paths never supported on aarch64, the best path the fastest
@@ -637,6 +678,7 @@ int main(int argc, char **argv) {
     neon_row_cases();
     kv_store_cases();
     split_cases();
+    head_cases();
     attention_cases();
     if (golden_mode) return 0;
     // The paths the CPU reports must be exactly the expected ones (a path it lacks is never chosen).
