@@ -3,7 +3,9 @@
 // paths' bits (docs/kernels.md, "One order for attention"):
 //   - the split-K unit over fp16 and MXFP8 caches (attention_split.c's units),
 //   - the per-(row, head) kernel over an fp16 cache (ck_attention_head_f16_avx2),
-//   - the blocked prefill's three phases (attention_tiled.c's 8-lane tiles and softmax).
+//   - the blocked prefill's three phases (attention_tiled.c's 8-lane tiles and softmax),
+//   - over a q8_0 cache, the split-K unit's and the prefill's integer scheme
+//     (attention_q8_0_scalar.h, whose bodies these are).
 // e^x is ck_exp_scalar (exp_scalar.h), the vector exp's steps for one lane; every fused
 // multiply-add of the SIMD code is an fmaf here and nothing else is fused.
 #pragma STDC FP_CONTRACT OFF
@@ -18,6 +20,7 @@
 #include "attention_tiles.h"
 #include "attention_tiled.h"
 #include "exp_scalar.h"
+#include "attention_q8_0_scalar.h"
 
 /// ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7)): the hadd tree of hsum8 / hsum4
 /// (attention_split.c, attention_split_avx512.c, ck_attention_head_f16_avx2's groups of eight).
@@ -102,8 +105,31 @@ static float range_weights(float *s, int64_t len, float mx) {
     return tree8_halves(x);
 }
 
+/// The split-K unit over a q8_0 cache: per head the query rounded to int16, the scores and the
+/// weighted V in blocks of Q8S_VROWS rows from the range's first (attention_q8_0_scalar.h).
+static void split_q8_0(const range_job *j) {
+    const int64_t hd = j->hd, len = j->len;
+    for (int64_t h = 0; h < j->heads; h++) {
+        const int64_t g = h / j->group;
+        int16_t *q16 = j->q16 + h * hd;
+        q8s_quantize_query(j->q + h * hd, hd, q16, j->qs + h);
+        float *s = j->s + h * len, mx = -INFINITY;
+        for (int64_t p = 0; p < len; p++) {
+            s[p] = q8s_split_score(q16, j->qs[h], j->k + p * j->row_bytes + g * j->head_bytes, hd);
+            mx = s[p] > mx ? s[p] : mx;
+        }
+        j->m[h] = mx;
+        j->l[h] = range_weights(s, len, mx);
+        float *o = j->o + h * hd;
+        for (int64_t d = 0; d < hd; d++) o[d] = 0;
+        for (int64_t b0 = 0; b0 < len; b0 += Q8S_VROWS)
+            q8s_split_values(s, j->v + g * j->head_bytes, j->row_bytes, b0, len - b0 < Q8S_VROWS ? len : b0 + Q8S_VROWS, o, hd);
+    }
+}
+
 void ck_attention_split_ref(const range_job *j) {
     const int64_t hd = j->hd, len = j->len;
+    if (j->format == CK_KV_Q8_0) { split_q8_0(j); return; }
     for (int64_t h = 0; h < j->heads; h++) {
         const float *q = j->q + h * hd;
         const int64_t g = h / j->group;
@@ -228,6 +254,18 @@ void ck_attention_softmax_ref(float *s, float *o, int64_t cn, int64_t hd, int64_
         }
         run_sum[lane] = sum;
     }
+}
+
+void ck_attention_scores_q8_0_ref(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                  int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+    (void)pf;
+    q8s_scores(kc, ks, qt, qs, s, cn, hd, nl);
+}
+
+void ck_attention_values_q8_0_ref(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
+                                  int64_t n, int64_t hd, int64_t nl, row_prefetch *pf) {
+    (void)pf;
+    q8s_values(vp, vs, w, wp, ws, o, n, hd, nl);
 }
 
 void ck_attention_rows_ref(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst) {

@@ -156,29 +156,22 @@ T256 INLINE void score_rows(ck_kv_format F, const float *q, int64_t hd, const ui
     }
 }
 
-/// score_rows for q8_0, with the int16 query q16 + i*hd and its scales qs[i]: groups of eight
-/// rows as four pairs (row_pair_dots_q8), reduced by hsum_pairs4 per head (two hadds where hsum8
-/// takes six); a last group of fewer rows repeats its last row and keeps only its own scores, so
-/// every row's score is the same sum wherever it falls. The pairs took one SmolLM2-shaped layer's
-/// unit from cache, 1 thread, 0.30-0.32 -> 0.27 ms (decode microbenchmark; streaming 30 layers on
-/// 2 threads and the Gemma shape moved within noise).
+/// score_rows for q8_0, with the int16 query q16 + i*hd and its scales qs[i]: eight rows at a
+/// time (score8_q8); a last group of fewer rows repeats its last row and keeps only its own
+/// scores, so every row's score is the same sum wherever it falls.
 T256 INLINE void score_rows_q8(const int16_t *q16, const float *qs, int64_t hd, const uint8_t *kg, int64_t row_bytes,
                                int64_t p0, int64_t p1, int G, float *s, int64_t len) {
     for (int64_t p = p0; p < p1; p += 8) {
         const int64_t n = p1 - p < 8 ? p1 - p : 8;
-        __m256 acc[GMAX][4];
-        for (int r = 0; r < 4; r++) {
-            const int64_t r0 = 2 * r < n ? 2 * r : n - 1, r1 = 2 * r + 1 < n ? 2 * r + 1 : n - 1;
-            __m256 a[GMAX];
-            row_pair_dots_q8(q16, hd, kg + (p + r0) * row_bytes, kg + (p + r1) * row_bytes, G, a);
-            for (int i = 0; i < G; i++) acc[i][r] = a[i];
-        }
+        const uint8_t *rows[8];
+        for (int r = 0; r < 8; r++) rows[r] = kg + (p + (r < n ? r : n - 1)) * row_bytes;
+        __m256 sc[GMAX];
+        score8_q8(q16, qs, hd, rows, G, sc);
         for (int i = 0; i < G; i++) {
-            const __m256 sc = _mm256_mul_ps(hsum_pairs4(acc[i]), _mm256_set1_ps(qs[i]));
-            if (n == 8) _mm256_storeu_ps(s + i * len + p, sc);
+            if (n == 8) _mm256_storeu_ps(s + i * len + p, sc[i]);
             else {
                 float lanes[8];
-                _mm256_storeu_ps(lanes, sc);
+                _mm256_storeu_ps(lanes, sc[i]);
                 for (int64_t k = 0; k < n; k++) s[i * len + p + k] = lanes[k];
             }
         }

@@ -6,8 +6,8 @@
 // sign-extended to int16 and multiplied with vpmaddwd (two products summed per int32 lane), in
 // exact integer sums scaled once:
 //   scores  the query, rounded once per unit to int16 per head, q16 = round(q / qs),
-//           qs = max|q| / 32767: s[p] = qs * sum_b d[p][b] * (q16 · c_p over block b), two rows
-//           at a time (row_pair_dots_q8);
+//           qs = max|q| / 32767: s[p] = qs * sum_b d[p][b] * (q16 · c_p over block b), eight
+//           rows at a time in the canonical order (score8_q8);
 //   values  a block of up to VROWS_Q8 rows, per segment block b, the rows' weights times their
 //           scale rounded to int16 against their bound, two rows per vpmaddwd (v_block_q8).
 // Both roundings keep 15 bits of the largest value, against the cache's own 8 bits per block of
@@ -25,29 +25,76 @@
 
 // GMAX, the most query heads one call serves, comes from attention_split.c.
 
-/// q8_0, two K rows at once: acc[i] for the G int16 query heads q16 + i*hd against the segments
-/// of rows r and r+1, lanes 0, 1, 4, 5 summing to row r's score without the query's scale and
-/// lanes 2, 3, 6, 7 to row r+1's. A block's codes are sign-extended to int16 once for all heads;
-/// per head, two vpmaddwd per row give its block dot in exact int32 lanes and one vphaddd folds
-/// the two rows into one vector, so each block costs one conversion and one FMA per head for
-/// both rows, times the rows' block scales.
-KV_AVX2 void row_pair_dots_q8(const int16_t *q16, int64_t hd, const uint8_t *seg0, const uint8_t *seg1, int G, __m256 *acc) {
-    for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < hd / 32; b++) {
-        const ck_block_q8_0 *x = (const ck_block_q8_0 *)seg0 + b, *y = (const ck_block_q8_0 *)seg1 + b;
-        const __m256i x0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)x->qs));
-        const __m256i x1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x->qs + 16)));
-        const __m256i y0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)y->qs));
-        const __m256i y1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(y->qs + 16)));
-        const __m256 d = _mm256_blend_ps(_mm256_set1_ps(_cvtsh_ss(x->d)), _mm256_set1_ps(_cvtsh_ss(y->d)), 0xCC);
+/// The 256-bit form of the AVX-512 unit's reduce4: per 128-bit half k, lane r = row r's
+/// (x[4k] + x[4k+2]) + (x[4k+1] + x[4k+3]) over that half's four lanes of r0 .. r3.
+KV_AVX2 __m256 reduce4_q8(__m256 r0, __m256 r1, __m256 r2, __m256 r3) {
+    const __m256 a = _mm256_add_ps(_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+    const __m256 b = _mm256_add_ps(_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+    const __m256d ad = _mm256_castps_pd(a), bd = _mm256_castps_pd(b);
+    return _mm256_add_ps(_mm256_castpd_ps(_mm256_unpacklo_pd(ad, bd)), _mm256_castpd_ps(_mm256_unpackhi_pd(ad, bd)));
+}
+
+/// Lane i = the sum of the eight int32 lanes of t[i] (exact, so any tree).
+KV_AVX2 __m256i hsum8_epi32(const __m256i *t) {
+    const __m256i u0 = _mm256_hadd_epi32(_mm256_hadd_epi32(t[0], t[1]), _mm256_hadd_epi32(t[2], t[3]));
+    const __m256i u1 = _mm256_hadd_epi32(_mm256_hadd_epi32(t[4], t[5]), _mm256_hadd_epi32(t[6], t[7]));
+    return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
+}
+
+/// q8_0 scores of G int16 query heads (q16 + i*hd, scales qs[i]) for eight K rows (rows[r], a
+/// missing row repeating the last), into sc[i] (lane r = row r's score), in the canonical order
+/// (attention_q8_0_scalar.h's q8s_split_score, the AVX-512 unit's): head dims of one or two
+/// blocks take each block's exact int32 dot and one FMA by the rows' scales per block; longer
+/// heads keep 16 fp32 lanes per row (lane j: the pair of dims 2j, 2j + 1 of each block; lo holds
+/// j < 8, hi the rest) reduced by the shuffle tree. A block's codes are sign-extended once for all heads.
+KV_AVX2 void score8_q8(const int16_t *q16, const float *qs, int64_t hd, const uint8_t *const *rows, int G, __m256 *sc) {
+    __m256 acc[GMAX];
+    if (hd <= 64) {
+        for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
+        for (int64_t b = 0; b < hd / 32; b++) {
+            __m256i t[GMAX][8];
+            uint16_t dh[8];
+            for (int r = 0; r < 8; r++) {
+                const ck_block_q8_0 *x = (const ck_block_q8_0 *)rows[r] + b;
+                dh[r] = x->d;
+                const __m256i x0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)x->qs));
+                const __m256i x1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x->qs + 16)));
+                for (int i = 0; i < G; i++) {
+                    const __m256i qa = _mm256_loadu_si256((const __m256i *)(q16 + i * hd + 32 * b));
+                    const __m256i qb = _mm256_loadu_si256((const __m256i *)(q16 + i * hd + 32 * b + 16));
+                    t[i][r] = _mm256_add_epi32(_mm256_madd_epi16(x0, qa), _mm256_madd_epi16(x1, qb));
+                }
+            }
+            const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)dh));
+            for (int i = 0; i < G; i++) acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(hsum8_epi32(t[i])), d, acc[i]);
+        }
+    } else {
+        __m256 lo[GMAX][8], hi[GMAX][8];
+        for (int r = 0; r < 8; r++) {
+            for (int i = 0; i < G; i++) lo[i][r] = hi[i][r] = _mm256_setzero_ps();
+            for (int64_t b = 0; b < hd / 32; b++) {
+                const ck_block_q8_0 *x = (const ck_block_q8_0 *)rows[r] + b;
+                const __m256i x0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)x->qs));
+                const __m256i x1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x->qs + 16)));
+                const __m256 d = _mm256_set1_ps(_cvtsh_ss(x->d));
+                for (int i = 0; i < G; i++) {
+                    const __m256i qa = _mm256_loadu_si256((const __m256i *)(q16 + i * hd + 32 * b));
+                    const __m256i qb = _mm256_loadu_si256((const __m256i *)(q16 + i * hd + 32 * b + 16));
+                    lo[i][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(x0, qa)), d, lo[i][r]);
+                    hi[i][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(x1, qb)), d, hi[i][r]);
+                }
+            }
+        }
         for (int i = 0; i < G; i++) {
-            const __m256i qa = _mm256_loadu_si256((const __m256i *)(q16 + i * hd + 32 * b));
-            const __m256i qb = _mm256_loadu_si256((const __m256i *)(q16 + i * hd + 32 * b + 16));
-            const __m256i tx = _mm256_add_epi32(_mm256_madd_epi16(x0, qa), _mm256_madd_epi16(x1, qb));
-            const __m256i ty = _mm256_add_epi32(_mm256_madd_epi16(y0, qa), _mm256_madd_epi16(y1, qb));
-            acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_hadd_epi32(tx, ty)), d, acc[i]);
+            // S0, S1 of rows 0-3 (a) and 4-7 (a2) in the 128-bit halves; S2, S3 likewise in b, b2.
+            const __m256 a = reduce4_q8(lo[i][0], lo[i][1], lo[i][2], lo[i][3]), a2 = reduce4_q8(lo[i][4], lo[i][5], lo[i][6], lo[i][7]);
+            const __m256 b = reduce4_q8(hi[i][0], hi[i][1], hi[i][2], hi[i][3]), b2 = reduce4_q8(hi[i][4], hi[i][5], hi[i][6], hi[i][7]);
+            const __m256 s01 = _mm256_add_ps(_mm256_permute2f128_ps(a, a2, 0x20), _mm256_permute2f128_ps(a, a2, 0x31));
+            const __m256 s23 = _mm256_add_ps(_mm256_permute2f128_ps(b, b2, 0x20), _mm256_permute2f128_ps(b, b2, 0x31));
+            acc[i] = _mm256_add_ps(s01, s23);
         }
     }
+    for (int i = 0; i < G; i++) sc[i] = _mm256_mul_ps(acc[i], _mm256_set1_ps(qs[i]));
 }
 
 /// q8_0 V rows per block: a block's weights are rounded against their own bound and its int32

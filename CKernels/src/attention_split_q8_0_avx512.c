@@ -13,9 +13,8 @@
 //           (score_block_exact);
 //   values  a pair of rows fills a zmm with the 32 dims of a block, codes interleaved as int16
 //           pairs, and one vpdpwssd per head adds both rows' weighted codes for 16 of them.
-// Results differ from the AVX2 unit's in the fp32 summation order of each score and of the
-// softmax's sums (attention_split_avx512.h) only, the integer sums being exact either way;
-// tolerance-tested against fp64 like it, bitwise the same on every run with the same thread count.
+// Every fp32 step is the canonical one (attention_q8_0_scalar.h, which ref runs and the AVX2 unit
+// follows), the integer sums being exact, so every path gives the same bits.
 // attention_split_q8_0_avx512_emu.c compiles this file again against SIMDe.
 #pragma STDC FP_CONTRACT OFF
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics

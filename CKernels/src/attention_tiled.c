@@ -46,6 +46,7 @@
 #include "attention_kv_avx2.h"
 #endif
 #include "attention_tiles.h"
+#include "attention_q8_0_scalar.h"
 
 #define T256 __attribute__((target("avx2,fma,f16c")))
 #define INLINE static inline __attribute__((always_inline))
@@ -82,42 +83,6 @@ T256 void ck_attention_rows_avx2(const ck_attention_desc *d, const uint8_t *base
                 for (int c = 0; c < 4; c++)
                     _mm256_storeu_ps(o + 32 * b + 8 * c, _mm256_mul_ps(_mm256_mul_ps(kv_codes8(f, blk, 8 * c), unit), sc));
             }
-        }
-    }
-}
-
-/// The K codes of q8_0 rows p0..p0+n-1 of one KV head sign-extended to int16 (kc[n][hd]) and
-/// their block scales (ks[n][hd/32]), for the integer scores (attention_scores_q8_0_fn).
-T256 static void decode_codes_q8_0(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int16_t *kc, float *ks) {
-    const int64_t hd = d->head_dim, nb = hd / 32;
-    for (int64_t i = 0; i < n; i++) {
-        const ck_block_q8_0 *row = (const ck_block_q8_0 *)(base + (p0 + i) * d->row_bytes);
-        for (int64_t b = 0; b < nb; b++) {
-            const __m256i c = _mm256_loadu_si256((const __m256i *)row[b].qs);
-            _mm256_storeu_si256((__m256i *)(kc + i * hd + 32 * b), _mm256_cvtepi8_epi16(_mm256_castsi256_si128(c)));
-            _mm256_storeu_si256((__m256i *)(kc + i * hd + 32 * b + 16), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(c, 1)));
-            ks[i * nb + b] = _cvtsh_ss(row[b].d);
-        }
-    }
-}
-
-/// The V codes of q8_0 rows p0..p0+n-1 in position pairs for the integer values
-/// (attention_values_q8_0_fn): vp[pp][e] = code of row 2pp at dim e in the low int16, of row
-/// 2pp + 1 (0 past the chunk) in the high one; vs[n][hd/32] the block scales.
-T256 static void decode_pairs_q8_0(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int32_t *vp, float *vs) {
-    const int64_t hd = d->head_dim, nb = hd / 32;
-    const __m256i low = _mm256_set1_epi32(0xFFFF);
-    for (int64_t pp = 0; pp < (n + 1) / 2; pp++) {
-        const ck_block_q8_0 *r0 = (const ck_block_q8_0 *)(base + (p0 + 2 * pp) * d->row_bytes);
-        const ck_block_q8_0 *r1 = 2 * pp + 1 < n ? (const ck_block_q8_0 *)(base + (p0 + 2 * pp + 1) * d->row_bytes) : NULL;
-        for (int64_t b = 0; b < nb; b++) {
-            for (int e = 0; e < 32; e += 8) {
-                const __m256i x0 = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(r0[b].qs + e)));
-                const __m256i x1 = r1 ? _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(r1[b].qs + e))) : _mm256_setzero_si256();
-                _mm256_storeu_si256((__m256i *)(vp + pp * hd + 32 * b + e), _mm256_or_si256(_mm256_and_si256(x0, low), _mm256_slli_epi32(x1, 16)));
-            }
-            vs[2 * pp * nb + b] = _cvtsh_ss(r0[b].d);
-            if (r1) vs[(2 * pp + 1) * nb + b] = _cvtsh_ss(r1[b].d);
         }
     }
 }
@@ -251,9 +216,28 @@ T256 void ck_attention_softmax_avx2(float *s, float *o, int64_t cn, int64_t hd, 
     }
 }
 
+/// The integer phases over a q8_0 cache: attention_q8_0_scalar.h's bodies (ref's order)
+/// compiled for this target, the head dims of the supported models as constants.
+T256 void ck_attention_scores_q8_0_avx2(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                        int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf) {
+    prefetch_spread(pf, 1);
+    prefetch_step(pf);
+    if (hd == 64) q8s_scores(kc, ks, qt, qs, s, cn, 64, nl);
+    else if (hd == 256) q8s_scores(kc, ks, qt, qs, s, cn, 256, nl);
+    else q8s_scores(kc, ks, qt, qs, s, cn, hd, nl);
+}
+T256 void ck_attention_values_q8_0_avx2(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
+                                        int64_t n, int64_t hd, int64_t nl, row_prefetch *pf) {
+    prefetch_spread(pf, 1);
+    prefetch_step(pf);
+    if (hd == 64) q8s_values(vp, vs, w, wp, ws, o, n, 64, nl);
+    else if (hd == 256) q8s_values(vp, vs, w, wp, ws, o, n, 256, nl);
+    else q8s_values(vp, vs, w, wp, ws, o, n, hd, nl);
+}
+
 #endif
 
-/// A path's phases; scores_q8_0 and values_q8_0 NULL where the path has no integer ones.
+/// A path's phases.
 typedef struct {
     attention_scores_fn scores;
     attention_values_fn values;
@@ -263,14 +247,12 @@ typedef struct {
     void (*rows)(const ck_attention_desc *, const uint8_t *, int64_t, int64_t, float *);
 } tile_phases;
 
-#if defined(__x86_64__)
-/// Query lane i of the integer phases: q rounded to int16 (quantize_query, into tmp) and stored
-/// in dim pairs, its scale in qs[i].
-T256 static void query_lane_q8_0(const float *q, int64_t hd, int16_t *tmp, int16_t *qt16, float *qs, int64_t i) {
-    quantize_query(q, 1, hd, tmp, qs + i);
+/// Query lane i of the integer phases: q rounded to int16 (into tmp) and stored in dim pairs,
+/// its scale in qs[i].
+INLINE void query_lane_q8_0(const float *q, int64_t hd, int16_t *tmp, int16_t *qt16, float *qs, int64_t i) {
+    q8s_quantize_query(q, hd, tmp, qs + i);
     for (int64_t dd = 0; dd < hd; dd++) qt16[dd / 2 * 2 * QL + 2 * i + dd % 2] = tmp[dd];
 }
-#endif
 
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1. HD: the
 /// head dim as a constant (0: read it from d), so the tiles' loops and row offsets are fixed.
@@ -284,15 +266,13 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
     // (qt16) and, in its second half, the chunk's paired weights (wp: (hd/32) * (CP+1)/2 * QL
     // int32, at most QL * hd int16 while CP <= 32); their scales qs. In Kc's: the chunk's K codes
     // (kc16) and block scales (ks), then its paired V codes (vp), block scales (vs) and the
-    // weights' bounds (ws). x86-64 only: no other CPU's path has integer phases.
-#if defined(__x86_64__)
-    const int int_phases = d->format == CK_KV_Q8_0 && ph->scores_q8_0;
+    // weights' bounds (ws).
+    const int int_phases = d->format == CK_KV_Q8_0;
     _Static_assert(CP <= 32, "the paired weights fill Qt's second half");
     int16_t *qt16 = (int16_t *)qt, *kc16 = (int16_t *)kv;
     int32_t *wp = (int32_t *)(qt16 + QL * hd), *vp = (int32_t *)kv;
     float *ks = (float *)(kc16 + CP * hd), qs[QL];
     float *vs = (float *)(vp + (CP + 1) / 2 * hd), *ws = vs + CP * (hd / 32);
-#endif
     int32_t first[QL], last[QL];
     int64_t pmin = INT64_MAX, pmax = -1;
     // Lanes up to a multiple of 16 (the 16-lane tiles compute them too; nl below is what counts).
@@ -306,11 +286,8 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
         if (f < pmin) pmin = f;
         if (l > pmax) pmax = l;
         const float *q = d->q + r * d->q_stride + h * hd;
-#if defined(__x86_64__)
         if (int_phases) query_lane_q8_0(q, hd, kc16, qt16, qs, i);   // kc16 is free until the first chunk
-        else
-#endif
-        {
+        else {
             for (int64_t dd = 0; dd < hd; dd++) qt[dd * QL + i] = q[dd];
         }
     }
@@ -335,14 +312,11 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
         const int masked = p0 < all_from || p0 + cn - 1 > all_to;
 
         // Scores of the chunk's positions.
-#if defined(__x86_64__)
         if (int_phases) {
-            decode_codes_q8_0(d, kbase, p0, cn, kc16, ks);
+            q8s_decode_codes(kbase, d->row_bytes, hd, p0, cn, kc16, ks);
             pf = prefetch_plan(d, vbase, p0, cn);
             ph->scores_q8_0(kc16, ks, qt16, qs, s, cn, hd, nl, &pf);
-        } else
-#endif
-        {
+        } else {
             ph->rows(d, kbase, p0, cn, kv);
             pf = prefetch_plan(d, vbase, p0, cn);
             ph->scores(kv, qt, s, cn, hd, nl, &pf);
@@ -352,14 +326,11 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
 
         // Weighted values.
         const int64_t next = npos - c0 - CP < CP ? npos - c0 - CP : CP;   // rows of the next chunk
-#if defined(__x86_64__)
         if (int_phases) {
-            decode_pairs_q8_0(d, vbase, p0, cn, vp, vs);
+            q8s_decode_pairs(vbase, d->row_bytes, hd, p0, cn, vp, vs);
             pf = prefetch_plan(d, kbase, p0 + CP, next);
             ph->values_q8_0(vp, vs, s, wp, ws, o, cn, hd, nl, &pf);
-        } else
-#endif
-        {
+        } else {
             ph->rows(d, vbase, p0, cn, kv);
             pf = prefetch_plan(d, kbase, p0 + CP, next);
             ph->values(kv, s, o, cn, hd, nl, &pf);

@@ -84,6 +84,17 @@ void ck_attention_values_ref(const float *vc, const float *w, float *o, int64_t 
 void ck_attention_softmax_ref(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
                               const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
 
+/// The integer phases in plain C (attention_q8_0_scalar.h): ref's as they are, the AVX2 path's
+/// compiled for its target (attention_tiled.c); the AVX-512 ones below give the same bits.
+void ck_attention_scores_q8_0_ref(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                  int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_values_q8_0_ref(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
+                                  int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_scores_q8_0_avx2(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
+                                   int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
+void ck_attention_values_q8_0_avx2(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
+                                   int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+
 /// 16-lane versions, native and compiled against SIMDe, named by the AVX-512 paths' kernel
 /// tables; a head_dim that is not a multiple of 16 they hand to the 8-lane ones. Every output is
 /// the same sum in the same order as the AVX2 tiles', so the results are identical.

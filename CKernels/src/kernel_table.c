@@ -128,8 +128,10 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ROWS_AVX512 SIMD_ROWS(ck_attention_split_f16_avx512, ck_attention_split_q8_0_avx512)
 #define ROWS_AVX512_EMU SIMD_ROWS(ck_attention_split_f16_avx512_emu, ck_attention_split_q8_0_avx512_emu)
 
-/// The 8-lane prefill attention phases; no integer ones over a q8_0 cache (it decodes to fp32).
+/// The 8-lane prefill attention phases and the q8_0 integer ones.
 #define ATTENTION_AVX2 .attention_scores = ck_attention_scores_avx2, .attention_values = ck_attention_values_avx2, \
+                       .attention_scores_q8_0 = ck_attention_scores_q8_0_avx2, \
+                       .attention_values_q8_0 = ck_attention_values_q8_0_avx2, \
                        .attention_softmax = ck_attention_softmax_avx2
 /// The 16-lane prefill attention: its phases, q8_0 integer phases and softmax.
 #define ATTENTION_AVX512 .attention_scores = ck_attention_scores_avx512, .attention_values = ck_attention_values_avx512, \
@@ -179,6 +181,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
                  .attention_prefill = ck_attention_tiled_portable, \
                  .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}, \
                  .attention_scores = ck_attention_scores_ref, .attention_values = ck_attention_values_ref, \
+                 .attention_scores_q8_0 = ck_attention_scores_q8_0_ref, .attention_values_q8_0 = ck_attention_values_q8_0_ref, \
                  .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
 /// The reference path's table: every kernel the scalar specification.
 #define REF_TABLE(PATH, NAME)                                                                            \

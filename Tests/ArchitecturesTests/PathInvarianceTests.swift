@@ -4,9 +4,8 @@ import Architectures
 import Engine
 import GGUF
 
-/// The whole model gives the same bits on every kernel path: for both real models and the KV
-/// formats every path computes alike (fp16, MXFP8 E4M3; a q8_0 cache's decode attention rounds
-/// the query to int16 in orders that differ per path, docs/correctness.md), a 300-token prompt
+/// The whole model gives the same bits on every kernel path: for both real models and every KV
+/// format (fp16, MXFP8 E4M3, q8_0; the q8_0 cache in `q8Runs`, a shorter matrix), a 300-token prompt
 /// (one prefill batch: the blocked attention) and greedy decode steps at positions 300 and on
 /// (split-K over every format) give exactly ref's logits (every vocabulary entry, as bit
 /// patterns) and tokens on `avx2`, `avx512-emu` and, where the CPU has them, `avx512` and `amx`,
@@ -14,10 +13,10 @@ import GGUF
 /// (QUANTA_KERNEL_PATH, read once per process), whose worker test writes the logits to a file.
 /// ref's scalar matmuls make it the slow one: it runs `refSteps` steps on 1 thread (see `runs`
 /// for the others).
-/// Time cap: ~8 min on a loaded 2-vCPU host (ref and the emulated build most of it).
+/// Time cap: ~10 min on a loaded 2-vCPU host (ref and the emulated build most of it).
 @Suite(.serialized) struct PathInvarianceTests {
     static let steps = 64, refSteps = 16
-    static let formats: [KVCacheFormat] = [.f16, .mxfp8_e4m3]
+    static let formats: [KVCacheFormat] = [.f16, .mxfp8_e4m3, .q8_0]
 
     /// The logits of the prompt's last row and of each decode step (bit patterns), then the tokens.
     static func run(_ key: String, format: KVCacheFormat, threads: Int, steps: Int) throws -> [UInt32] {
@@ -80,13 +79,22 @@ import GGUF
         return [(native, 1, steps), (native, 2, steps)] + [KernelPath.avx2, .avx512Emulated].filter { $0 != native }.map { ($0, 1, refSteps) }
     }
 
+    /// The q8_0 cache's runs, kept short for `make test`: the native path on 2 threads and avx2 on
+    /// one for ref's steps (its kernels are bitwise ref's on every path in CanonicalAttentionTests,
+    /// the emulated build included); QUANTA_PATH_MATRIX=full runs it as the other formats.
+    static var q8Runs: [(path: KernelPath, threads: Int, steps: Int)] {
+        if ProcessInfo.processInfo.environment["QUANTA_PATH_MATRIX"] == "full" { return runs }
+        let native: KernelPath = KernelPath.avx512.isSupported ? .avx512 : .avx2
+        return [(native, 2, refSteps)] + (native == .avx2 ? [] : [(KernelPath.avx2, 1, refSteps)])
+    }
+
     @Test(.enabled(if: ProcessInfo.processInfo.environment["QUANTA_PATH_OUT"] == nil), arguments: ["smollm", "gemma"])
     func everyPathGivesRefsBits(_ key: String) throws {
         for format in Self.formats {
             let ref = try Self.spawn("ref", key, format, threads: 1, steps: Self.refSteps)
             let vocab = ref.count / Self.refSteps - 1
             var longest: [UInt32]?   // the first run of all the steps
-            for (path, threads, steps) in Self.runs {
+            for (path, threads, steps) in format == .q8_0 ? Self.q8Runs : Self.runs {
                 let got = try Self.spawn(path.description, key, format, threads: threads, steps: steps)
                 #expect(got.count == steps * (vocab + 1), "\(key) \(format) \(path) \(threads): worker output")
                 guard got.count == steps * (vocab + 1) else { continue }

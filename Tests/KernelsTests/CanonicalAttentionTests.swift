@@ -5,18 +5,9 @@ import Testing
 /// One order for attention (docs/kernels.md): `ck_attention` on every SIMD path, native and
 /// emulated, gives `ref`'s output bit for bit, at 1 and 2 threads, for prefill batches (the
 /// blocked kernel), 2-3 rows and short fp16 decode rows (the per-head kernel) and decode rows
-/// split-K, over fp16 and MXFP8 caches, and over q8_0 where every path computes the same way
-/// (the per-head kernel; the blocked kernel on the paths without integer prefill phases).
-/// Time cap: ~20 s on 2 vCPUs (ref's scalar kernels over a few thousand positions).
+/// split-K, over fp16, q8_0 and MXFP8 caches (q8_0 in its integer scheme on every path).
+/// Time cap: ~25 s on 2 vCPUs (ref's scalar kernels over a few thousand positions).
 @Suite struct CanonicalAttentionTests {
-    /// Whether `path` promises ref's bits for this shape: everything but a q8_0 cache's split-K
-    /// decode and, on the AVX-512 paths, its blocked prefill, which round the query to int16.
-    static func canonical(_ c: AttentionTests.Case, path: KernelPath) -> Bool {
-        guard c.format == CK_KV_Q8_0 else { return true }
-        if c.rows == 1 { return false }
-        return c.rows < 4 || !hasInt16PrefillScores(path)
-    }
-
     static let cases: [AttentionTests.Case] = AttentionTests.cases + [
         // Split-K shapes: SmolLM2's and Gemma 3's at depth, a window, ranges longer than 32
         // positions with a tail, a V chunk tail (head dim 72), an odd head dim (the scalar unit).
@@ -27,6 +18,14 @@ import Testing
         .init(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 1000, window: 0, format: CK_KV_MXFP8_E4M3, reversed: false),
         .init(heads: 4, kvHeads: 1, headDim: 256, rows: 1, start: 600, window: 100, format: CK_KV_MXFP8_E4M3, reversed: false),
         .init(heads: 12, kvHeads: 2, headDim: 64, rows: 1, start: 777, window: 0, format: CK_KV_F16, reversed: false),
+        // q8_0 split-K: one and two blocks per head (exact block dots), three and eight (the
+        // 16-lane tree); ranges longer than one 64-row V block with a tail of fewer than eight
+        // rows; a window; four heads per KV head and three.
+        .init(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 3000, window: 0, format: CK_KV_Q8_0, reversed: false),
+        .init(heads: 4, kvHeads: 1, headDim: 256, rows: 1, start: 2100, window: 512, format: CK_KV_Q8_0, reversed: false),
+        .init(heads: 6, kvHeads: 2, headDim: 96, rows: 1, start: 1000, window: 0, format: CK_KV_Q8_0, reversed: false),
+        .init(heads: 4, kvHeads: 4, headDim: 32, rows: 1, start: 77, window: 0, format: CK_KV_Q8_0, reversed: false),
+        .init(heads: 8, kvHeads: 2, headDim: 64, rows: 1, start: 1200, window: 100, format: CK_KV_Q8_0, reversed: false),
         // The per-head kernel: fp16 decode rows below 256 positions and 2-3 rows, with
         // position counts that leave a tail of fewer than eight.
         .init(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 203, window: 0, format: CK_KV_F16, reversed: false),
@@ -34,6 +33,9 @@ import Testing
         // Prefill over MXFP8 and q8_0 with a window, through ref's portable blocked kernel.
         .init(heads: 4, kvHeads: 1, headDim: 256, rows: 22, start: 90, window: 40, format: CK_KV_Q8_0, reversed: false),
         .init(heads: 8, kvHeads: 1, headDim: 48, rows: 7, start: 33, window: 0, format: CK_KV_MXFP8_E4M3, reversed: false),
+        // q8_0 prefill: odd chunk tails (an unpaired last position), head dims 64 and 96.
+        .init(heads: 9, kvHeads: 3, headDim: 64, rows: 37, start: 61, window: 0, format: CK_KV_Q8_0, reversed: true),
+        .init(heads: 6, kvHeads: 2, headDim: 96, rows: 11, start: 50, window: 9, format: CK_KV_Q8_0, reversed: false),
     ]
 
     @Test(arguments: cases)
@@ -42,7 +44,7 @@ import Testing
         for threads in [1, 2] {
             let (ref, ran) = f.run(threads: threads, path: .ref)
             #expect(ran)
-            for path in simdPaths where Self.canonical(c, path: path) {
+            for path in simdPaths {
                 let out = f.run(threads: threads, path: path).out
                 let bad = zip(ref, out).filter { $0.bitPattern != $1.bitPattern }.count
                 #expect(bad == 0, "\(c) \(path) \(threads) threads: \(bad) of \(out.count) outputs differ from ref")

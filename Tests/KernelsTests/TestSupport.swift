@@ -149,12 +149,6 @@ func attentionTolerance(format: ck_kv_format, int16Query: Bool, headDim: Int) ->
     int16Query && format == CK_KV_Q8_0 ? 4e-4 * max(1, (Double(headDim) / 64).squareRoot()) : 2e-5
 }
 
-/// Whether `path`'s blocked prefill computes the scores over a q8_0 cache in integers
-/// (attention_tiles.h), against a query rounded to int16.
-func hasInt16PrefillScores(_ path: KernelPath) -> Bool {
-    ck_kernels(ck_kernel_path(rawValue: UInt32(path.rawValue)))!.pointee.attention_scores_q8_0 != nil
-}
-
 /// Naive fp64 softmax attention of one query row (`heads × headDim` values of `q` from
 /// `qOffset`) over cache rows `first...last` of decoded `k` / `v` (`[position][kvHeads × headDim]`),
 /// query head h reading KV head h / (heads / kvHeads). Returns `heads × headDim` outputs.
