@@ -144,7 +144,9 @@ typedef struct {
     float *scratch; int64_t scratch_stride;
 } ck_attention_desc;
 
-void ck_attention(const ck_attention_desc *d, int nthreads);
+/// With the kernels of `path` (a ck_kernel_path, or -1 for the active one; a path this CPU
+/// cannot run is lowered to the best supported one), its table resolved once per call.
+void ck_attention(const ck_attention_desc *d, int nthreads, int path);
 
 /// Visible positions from which ck_attention runs an fp16 decode row split-K (measured on 2
 /// threads: below it the per-head kernel's single pass costs less than the ranges and merge).

@@ -42,7 +42,7 @@ static void attention_with(const ck_attention_desc *d, int nthreads, const ck_pa
     else ck_attention_heads(d, nthreads, k);
 }
 
-void ck_attention(const ck_attention_desc *d, int nthreads) { attention_with(d, nthreads, ck_kernels(ck_kernel_path_get())); }
+void ck_attention(const ck_attention_desc *d, int nthreads, int path) { attention_with(d, nthreads, ck_kernels_for_path(path)); }
 
 int ck_attention_on(const ck_attention_desc *d, int nthreads, int path) {
     if (!ck_kernel_path_supported(path)) return 0;

@@ -26,24 +26,12 @@
 // vpmaddwd, V in blocks of up to 64 rows (attention_split_q8_0.h).
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 #include "ck_ops.h"
 #include "ck_convert.h"
 #include "ck_matmul.h"
 #include "attention_split_unit.h"
-#if defined(__x86_64__)
-#include "avx2_exp.h"
-#endif
 #include "exp_scalar.h"
-#if defined(__x86_64__)
-#include "avx2_reduce.h"
-#include "attention_kv_avx2.h"
-#endif
-
-#define T256 __attribute__((target("avx2,fma,f16c")))
-#define INLINE static inline __attribute__((always_inline))
+#include "attention_avx2.h"
 
 /// Floats of one partial slot: o [heads][hd], m [heads], l [heads].
 static int64_t partial_floats(const ck_attention_desc *d) { return d->heads * (d->head_dim + 2); }
@@ -72,10 +60,9 @@ int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim) {
 #if defined(__x86_64__)   // the AVX2 split-K units
 T256 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
-/// Query heads served per pass over a K row or a V chunk: the G heads sharing a KV head are
-/// taken up to four at a time, so each K row and V chunk is converted once per four heads
-/// (SmolLM2: 3 per KV head, Gemma 3: 4) instead of once per head.
-enum { GMAX = 4 };
+/// Query heads served per pass over a K row or a V chunk (SPLIT_GW): each K row and V chunk is
+/// converted once per four heads (SmolLM2: 3 per KV head, Gemma 3: 4) instead of once per head.
+enum { GMAX = SPLIT_GW };
 
 #include "attention_split_q8_0.h"
 
@@ -283,66 +270,57 @@ T256 void range_softmax(const range_job *j) {
     }
 }
 
-/// The AVX2 unit for cache format F (a constant in each instantiation below).
-T256 INLINE void range_simd(const range_job *j, const ck_kv_format F) {
-    const int64_t hd = j->hd, len = j->len, H = j->heads, group = j->group, row_bytes = j->row_bytes;
-    const int64_t kv_heads = H / group;
-    float *const s = j->s;
-    if (F == CK_KV_Q8_0) quantize_query(j->q, H, hd, j->q16, j->qs);
-    // Scores, a block of rows at a time, every KV head and its query heads GMAX at a time.
-    for (int64_t b0 = 0; b0 < len; b0 += 8) {
-        const int64_t b1 = len - b0 < 8 ? len : b0 + 8;
-        prefetch_rows(j->k, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + 8, len);
-        for (int64_t g = 0; g < kv_heads; g++)
-            for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
-                const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
-                const uint8_t *kg = j->k + g * j->head_bytes;
-                if (F == CK_KV_Q8_0) { FOR_G(G, score_rows_q8(j->q16 + h * hd, j->qs + h, hd, kg, row_bytes, b0, b1, g_, s + h * len, len)) }
-                else { FOR_G(G, score_rows(F, j->q + h * hd, hd, kg, row_bytes, b0, b1, g_, s + h * len, len)) }
-            }
-    }
-    range_softmax(j);
-    if (F == CK_KV_Q8_0) {
-        for (int64_t b0 = 0; b0 < len; b0 += VROWS_Q8) {
-            const int64_t b1 = len - b0 < VROWS_Q8 ? len : b0 + VROWS_Q8;
-            // The next block's rows, prefetched a few lines per chunk over its KV heads' passes.
-            const int64_t n_pf = len - b1 < VROWS_Q8 ? len - b1 : VROWS_Q8;
-            for (int64_t g = 0; g < kv_heads; g++) {
-                int64_t pf_at;
-                const int64_t pf_bytes = v_prefetch_share(n_pf, row_bytes, kv_heads, g, &pf_at);
-                for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
-                    const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
-                    FOR_G(G, v_block_q8(s + h * len, len, j->v + g * j->head_bytes, row_bytes, b0, b1, g_, j->o + h * hd, hd,
-                                        j->v + b1 * row_bytes + pf_at, h == g * group ? pf_bytes : 0))
-                }
-            }
-        }
-        return;
-    }
-    // Weighted V, a block of rows at a time: per KV head, 16-dim chunk (8 at the fp16 tail) and
-    // GMAX query heads, the accumulators in registers over the block's rows.
-    for (int64_t b0 = 0; b0 < len; b0 += PB) {
-        const int64_t b1 = len - b0 < PB ? len : b0 + PB;
-        prefetch_rows(j->v, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + PB, len);
-        for (int64_t g = 0; g < kv_heads; g++) {
-            const uint8_t *vg = j->v + g * j->head_bytes;
-            for (int64_t h = g * group; h < (g + 1) * group; h += GMAX) {
-                const int G = (int)((g + 1) * group - h < GMAX ? (g + 1) * group - h : GMAX);
-                for (int64_t d0 = 0; d0 < hd; d0 += 16) {
-                    if (hd - d0 >= 16) { FOR_G(G, v_rows(F, s + h * len, len, vg, row_bytes, d0, b0, b1, g_, 2, j->o + h * hd, hd)) }
-                    else { FOR_G(G, v_rows(F, s + h * len, len, vg, row_bytes, d0, b0, b1, g_, 1, j->o + h * hd, hd)) }
-                }
-            }
-        }
+/// The K pass's step: scores of heads h .. h+G-1 for rows [b0, b1), format F.
+T256 INLINE void k_step(const range_job *j, ck_kv_format F, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    const uint8_t *kg = j->k + g * j->head_bytes;
+    const int64_t hd = j->hd, len = j->len;
+    if (F == CK_KV_Q8_0) { FOR_G(G, score_rows_q8(j->q16 + h * hd, j->qs + h, hd, kg, j->row_bytes, b0, b1, g_, j->s + h * len, len)) }
+    else { FOR_G(G, score_rows(F, j->q + h * hd, hd, kg, j->row_bytes, b0, b1, g_, j->s + h * len, len)) }
+}
+
+/// The V pass's step (fp16, MXFP8): per 16-dim chunk (8 at the fp16 tail) the accumulators of
+/// heads h .. h+G-1 in registers over rows [b0, b1).
+T256 INLINE void v_step(const range_job *j, ck_kv_format F, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    const uint8_t *vg = j->v + g * j->head_bytes;
+    const int64_t hd = j->hd, len = j->len;
+    for (int64_t d0 = 0; d0 < hd; d0 += 16) {
+        if (hd - d0 >= 16) { FOR_G(G, v_rows(F, j->s + h * len, len, vg, j->row_bytes, d0, b0, b1, g_, 2, j->o + h * hd, hd)) }
+        else { FOR_G(G, v_rows(F, j->s + h * len, len, vg, j->row_bytes, d0, b0, b1, g_, 1, j->o + h * hd, hd)) }
     }
 }
 
-T256 void ck_attention_split_f16_avx2(const range_job *j) {
-    if (j->hd % 8 == 0) range_simd(j, CK_KV_F16);
-    else ck_attention_split_ref(j);
+/// The q8_0 V pass's step: one block of up to VROWS_Q8 rows, the next block's rows prefetched a
+/// few lines per chunk over its KV heads' passes (by the first head of each KV head).
+T256 INLINE void v_step_q8(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    const uint8_t *pf;
+    const int64_t pf_bytes = v_step_prefetch(j, g, h, b1, VROWS_Q8, &pf);
+    FOR_G(G, v_block_q8(j->s + h * j->len, j->len, j->v + g * j->head_bytes, j->row_bytes, b0, b1, g_, j->o + h * j->hd, j->hd, pf, pf_bytes))
 }
-T256 void ck_attention_split_q8_0_avx2(const range_job *j) { range_simd(j, CK_KV_Q8_0); }
-T256 void ck_attention_split_mxfp8_avx2(const range_job *j) { range_simd(j, CK_KV_MXFP8_E4M3); }
+
+T256 static void k_step_f16(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { k_step(j, CK_KV_F16, g, h, G, b0, b1); }
+T256 static void k_step_q8_0(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { k_step(j, CK_KV_Q8_0, g, h, G, b0, b1); }
+T256 static void k_step_mxfp8(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { k_step(j, CK_KV_MXFP8_E4M3, g, h, G, b0, b1); }
+T256 static void v_step_f16(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { v_step(j, CK_KV_F16, g, h, G, b0, b1); }
+T256 static void v_step_mxfp8(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { v_step(j, CK_KV_MXFP8_E4M3, g, h, G, b0, b1); }
+T256 static void v_step_q8_0(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { v_step_q8(j, g, h, G, b0, b1); }
+
+T256 void ck_attention_split_f16_avx2(const range_job *j) {
+    if (j->hd % 8 != 0) { ck_attention_split_ref(j); return; }
+    split_pass(j, 8, j->k, PREFETCH_ROWS, k_step_f16);
+    range_softmax(j);
+    split_pass(j, PB, j->v, PREFETCH_ROWS, v_step_f16);
+}
+T256 void ck_attention_split_q8_0_avx2(const range_job *j) {
+    quantize_query(j->q, j->heads, j->hd, j->q16, j->qs);
+    split_pass(j, 8, j->k, PREFETCH_ROWS, k_step_q8_0);
+    range_softmax(j);
+    split_pass(j, VROWS_Q8, 0, 0, v_step_q8_0);
+}
+T256 void ck_attention_split_mxfp8_avx2(const range_job *j) {
+    split_pass(j, 8, j->k, PREFETCH_ROWS, k_step_mxfp8);
+    range_softmax(j);
+    split_pass(j, PB, j->v, PREFETCH_ROWS, v_step_mxfp8);
+}
 #endif
 
 typedef struct {

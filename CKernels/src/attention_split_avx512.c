@@ -84,32 +84,24 @@ T512 INLINE void v_rows(const float *w, int64_t len, const uint8_t *vg, int64_t 
     UNROLL for (int i = 0; i < G; i++) UNROLL for (int c = 0; c < NC; c++) _mm512_storeu_ps(o + i * hd + d0 + 16 * c, acc[i][c]);
 }
 
+/// The K pass's step: scores of heads h .. h+G-1 for rows [b0, b1).
+T512 static void k_step(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    FOR_G(G, score_rows(j->q + h * j->hd, j->hd, j->k + g * j->head_bytes, j->row_bytes, b0, b1, G_, j->s + h * j->len, j->len))
+}
+
+/// The V pass's step: heads h .. h+G-1 over rows [b0, b1), 64 dims at a time, then 16.
+T512 static void v_step(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    const int64_t hd = j->hd, len = j->len;
+    const uint8_t *vg = j->v + g * j->head_bytes;
+    int64_t d0 = 0;
+    for (; d0 + 64 <= hd; d0 += 64) { FOR_G(G, v_rows(j->s + h * len, len, vg, j->row_bytes, d0, b0, b1, G_, 4, j->o + h * hd, hd)) }
+    for (; d0 < hd; d0 += 16) { FOR_G(G, v_rows(j->s + h * len, len, vg, j->row_bytes, d0, b0, b1, G_, 1, j->o + h * hd, hd)) }
+}
+
 T512 void ck_attention_split_f16_avx512(const range_job *j) {
     if (j->hd % 16 != 0) { ck_attention_split_f16_avx2(j); return; }
-    const int64_t hd = j->hd, len = j->len, group = j->group, row_bytes = j->row_bytes;
-    const int64_t kv_heads = j->heads / group;
-    for (int64_t b0 = 0; b0 < len; b0 += BLOCK) {
-        const int64_t b1 = len - b0 < BLOCK ? len : b0 + BLOCK;
-        prefetch_rows(j->k, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + BLOCK, len);
-        for (int64_t g = 0; g < kv_heads; g++)
-            for (int64_t h = g * group; h < (g + 1) * group; h += GW) {
-                const int G = (int)((g + 1) * group - h < GW ? (g + 1) * group - h : GW);
-                FOR_G(G, score_rows(j->q + h * hd, hd, j->k + g * j->head_bytes, row_bytes, b0, b1, G_, j->s + h * len, len))
-            }
-    }
+    split_pass(j, BLOCK, j->k, PREFETCH_ROWS, k_step);
     range_softmax16(j);
-    for (int64_t b0 = 0; b0 < len; b0 += BLOCK) {
-        const int64_t b1 = len - b0 < BLOCK ? len : b0 + BLOCK;
-        prefetch_rows(j->v, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + BLOCK, len);
-        for (int64_t g = 0; g < kv_heads; g++) {
-            const uint8_t *vg = j->v + g * j->head_bytes;
-            for (int64_t h = g * group; h < (g + 1) * group; h += GW) {
-                const int G = (int)((g + 1) * group - h < GW ? (g + 1) * group - h : GW);
-                int64_t d0 = 0;
-                for (; d0 + 64 <= hd; d0 += 64) { FOR_G(G, v_rows(j->s + h * len, len, vg, row_bytes, d0, b0, b1, G_, 4, j->o + h * hd, hd)) }
-                for (; d0 < hd; d0 += 16) { FOR_G(G, v_rows(j->s + h * len, len, vg, row_bytes, d0, b0, b1, G_, 1, j->o + h * hd, hd)) }
-            }
-        }
-    }
+    split_pass(j, BLOCK, j->v, PREFETCH_ROWS, v_step);
 }
 #endif

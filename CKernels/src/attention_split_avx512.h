@@ -10,8 +10,8 @@
 #include "avx512_target.h"
 #include "avx512_exp.h"
 
-/// Query heads per pass over a K row or a V block (Gemma 3's whole group, SmolLM2's three).
-enum { GW = 4 };
+/// Query heads per pass over a K row or a V block (split_pass's SPLIT_GW).
+enum { GW = SPLIT_GW };
 
 /// CALL with G_ a constant 1 .. GW, so the head loops unroll into registers.
 #define FOR_G(G, CALL) switch (G) { case 1: { const int G_ = 1; CALL; } break; case 2: { const int G_ = 2; CALL; } break; \

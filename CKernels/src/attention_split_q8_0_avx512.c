@@ -228,34 +228,26 @@ T512 INLINE void v_block(const float *w, int64_t len, const uint8_t *vg, int64_t
     }
 }
 
+/// The K pass's step: scores of heads h .. h+G-1 for rows [b0, b1) (b1 - b0 <= KROWS).
+T512 static void k_step(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    const int64_t hd = j->hd;
+    const uint8_t *kg = j->k + g * j->head_bytes;
+    if (hd <= 64) { FOR_G(G, score_block_exact(j->q16 + h * hd, j->qs + h, hd, kg, j->row_bytes, b0, b1 - b0, G_, j->s + h * j->len, j->len)) }
+    else { FOR_G(G, score_block(j->q16 + h * hd, j->qs + h, hd, kg, j->row_bytes, b0, b1 - b0, G_, j->s + h * j->len, j->len)) }
+}
+
+/// The V pass's step: one block of up to VROWS rows for heads h .. h+G-1, the next block's rows
+/// prefetched a few lines per segment block over its KV heads' passes (by each KV head's first).
+T512 static void v_step(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    const uint8_t *pf;
+    const int64_t pf_bytes = v_step_prefetch(j, g, h, b1, VROWS, &pf);
+    FOR_G(G, v_block(j->s + h * j->len, j->len, j->v + g * j->head_bytes, j->row_bytes, b0, b1, G_, j->o + h * j->hd, j->hd, pf, pf_bytes))
+}
+
 T512 void ck_attention_split_q8_0_avx512(const range_job *j) {
-    const int64_t hd = j->hd, len = j->len, group = j->group, row_bytes = j->row_bytes;
-    const int64_t kv_heads = j->heads / group;
-    quantize_query16(j->q, j->heads, hd, j->q16, j->qs);
-    for (int64_t b0 = 0; b0 < len; b0 += KROWS) {
-        const int64_t n = len - b0 < KROWS ? len - b0 : KROWS;
-        prefetch_rows(j->k, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + KROWS, len);
-        for (int64_t g = 0; g < kv_heads; g++)
-            for (int64_t h = g * group; h < (g + 1) * group; h += GW) {
-                const int G = (int)((g + 1) * group - h < GW ? (g + 1) * group - h : GW);
-                if (hd <= 64) { FOR_G(G, score_block_exact(j->q16 + h * hd, j->qs + h, hd, j->k + g * j->head_bytes, row_bytes, b0, n, G_, j->s + h * len, len)) }
-                else { FOR_G(G, score_block(j->q16 + h * hd, j->qs + h, hd, j->k + g * j->head_bytes, row_bytes, b0, n, G_, j->s + h * len, len)) }
-            }
-    }
+    quantize_query16(j->q, j->heads, j->hd, j->q16, j->qs);
+    split_pass(j, KROWS, j->k, PREFETCH_ROWS, k_step);
     range_softmax16(j);
-    for (int64_t b0 = 0; b0 < len; b0 += VROWS) {
-        const int64_t b1 = len - b0 < VROWS ? len : b0 + VROWS;
-        // The next block's rows, prefetched a few lines per segment block over its KV heads' passes.
-        const int64_t n_pf = len - b1 < VROWS ? len - b1 : VROWS;
-        for (int64_t g = 0; g < kv_heads; g++) {
-            int64_t pf_at;
-            const int64_t pf_bytes = v_prefetch_share(n_pf, row_bytes, kv_heads, g, &pf_at);
-            for (int64_t h = g * group; h < (g + 1) * group; h += GW) {
-                const int G = (int)((g + 1) * group - h < GW ? (g + 1) * group - h : GW);
-                FOR_G(G, v_block(j->s + h * len, len, j->v + g * j->head_bytes, row_bytes, b0, b1, G_, j->o + h * hd, hd,
-                                 j->v + b1 * row_bytes + pf_at, h == g * group ? pf_bytes : 0))
-            }
-        }
-    }
+    split_pass(j, VROWS, 0, 0, v_step);
 }
 #endif

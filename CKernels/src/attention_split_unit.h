@@ -30,6 +30,41 @@ typedef struct ck_range_job {
     float *o, *m, *l;           // partial slot: o [heads][hd], m [heads], l [heads]
 } range_job;
 
+/// One block step of a unit's pass: rows [b0, b1) of the range for query heads h .. h+G-1 of
+/// KV head g (G from 1 to SPLIT_GW).
+typedef void (*split_block_fn)(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1);
+
+/// Query heads a unit serves per pass over a K row or a V block: a row segment is converted
+/// once for up to four heads that share it (Gemma 3's whole group, SmolLM2's three).
+enum { SPLIT_GW = 4 };
+
+/// The loop every SIMD unit's K and V passes share: blocks of `rows` rows from the range's
+/// first; before each, rows [b0 + ahead, b0 + ahead + rows) of `pf` are prefetched (pf NULL:
+/// the step prefetches for itself); then per KV head its query heads SPLIT_GW at a time.
+/// Inlined into each unit, so `step` is a direct call.
+static inline __attribute__((always_inline)) void split_pass(const range_job *j, int64_t rows, const uint8_t *pf, int64_t ahead,
+                                                             split_block_fn step) {
+    const int64_t len = j->len, group = j->group, kv_heads = j->heads / group;
+    for (int64_t b0 = 0; b0 < len; b0 += rows) {
+        const int64_t b1 = len - b0 < rows ? len : b0 + rows;
+        if (pf) prefetch_rows(pf, j->row_bytes, b0 + ahead, b0 + ahead + rows, len);
+        for (int64_t g = 0; g < kv_heads; g++)
+            for (int64_t h = g * group; h < (g + 1) * group; h += SPLIT_GW)
+                step(j, g, h, (int)((g + 1) * group - h < SPLIT_GW ? (g + 1) * group - h : SPLIT_GW), b0, b1);
+    }
+}
+
+/// What a q8_0 V step for query heads from h of KV head g, after rows up to b1, prefetches of
+/// the next block (up to `rows` rows): KV head g's share (v_prefetch_share) from *pf, taken by
+/// its first query head (the others prefetch nothing). Returns the byte count.
+static inline int64_t v_step_prefetch(const range_job *j, int64_t g, int64_t h, int64_t b1, int64_t rows, const uint8_t **pf) {
+    const int64_t n_pf = j->len - b1 < rows ? j->len - b1 : rows;
+    int64_t at;
+    const int64_t bytes = v_prefetch_share(n_pf, j->row_bytes, j->heads / j->group, g, &at);
+    *pf = j->v + b1 * j->row_bytes + at;
+    return h == g * j->group ? bytes : 0;
+}
+
 /// The AVX2 split-K unit's softmax (attention_split.c), shared by the wider units: per head the
 /// max of s, s replaced by e^(s - max) and their sum into m and l, the partial output zeroed.
 void range_softmax(const range_job *j);

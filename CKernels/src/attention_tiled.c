@@ -30,26 +30,15 @@
 // (Zen 5 EPYC, 2 threads, the builds alternating over 4 rounds, median t/s): SmolLM2 676 -> 801,
 // Gemma 3 1924 -> 2287; over the fp16 cache in the same runs ~1.0x -> 1.16x and 1.17x.
 #pragma STDC FP_CONTRACT OFF
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 #include <math.h>
 #include <string.h>
 #include "ck_ops.h"
 #include "ck_matmul.h"
-#if defined(__x86_64__)
-#include "avx2_exp.h"
-#endif
 #include "attention_heads.h"
 #include "attention_tiled.h"
-#if defined(__x86_64__)
-#include "attention_kv_avx2.h"
-#endif
 #include "attention_tiles.h"
 #include "attention_q8_0_scalar.h"
-
-#define T256 __attribute__((target("avx2,fma,f16c")))
-#define INLINE static inline __attribute__((always_inline))
+#include "attention_avx2.h"
 
 int64_t ck_attention_tiled_scratch_floats(int64_t head_dim) {
     return (int64_t)QL * head_dim * 2 + (int64_t)CP * head_dim + (int64_t)CP * QL;   // Qt, O, Kc/Vc, S
@@ -62,7 +51,7 @@ INLINE row_prefetch prefetch_plan(const ck_attention_desc *d, const uint8_t *bas
     return (row_prefetch){base, p0, p0 + rows, 0, lines, d->row_bytes, 0};
 }
 
-#if defined(__x86_64__)   // the AVX2 / F16C tiles and the q8_0 codes' decoders
+#if defined(__x86_64__)   // the AVX2 / F16C tiles and the q8_0 integer phases
 /// Decodes rows p0..p0+n-1 of one KV head (base already offset to the head) into dst[n][hd]
 /// with AVX2/F16C (the SIMD paths' attention_rows; ref's, attention_ref.c, decodes the same values).
 T256 void ck_attention_rows_avx2(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst) {

@@ -166,7 +166,7 @@ struct StepContext {
     func attention(layer: Int, heads: Int, headDim: Int, window: Int?) {
         guard !rowCaches.isEmpty else {
             state.cache.attention(layer: layer, queries: a.q, rows: rows, positions: positions, heads: heads, headDim: headDim,
-                                  window: window, into: a.attended, scratch: &state.scores, threads: context.threads)
+                                  window: window, into: a.attended, scratch: &state.scores, context: context)
             return
         }
         let views = a.rowViews
@@ -174,7 +174,7 @@ struct StepContext {
             state.rowPosition[0] = positions[r]
             rowCaches[r].attention(layer: layer, queries: views.q[r], rows: 1, positions: state.rowPosition, heads: heads,
                                    headDim: headDim, window: window, into: views.attended[r], scratch: &state.scores,
-                                   threads: context.threads)
+                                   context: context)
         }
     }
 }

@@ -282,16 +282,17 @@ public final class KVCache: @unchecked Sendable {
     /// (`[rows][heads × headDim]`, already scaled) against this layer's cache; query row r sits at
     /// `positions[r]` and sees positions `max(0, p − window + 1) … p`. Grouped-query: query head h
     /// reads KV head h / (heads / kvHeads). Writes `out` `[rows][heads × headDim]`.
-    /// `scratch` holds each thread's softmax weights and a decoded row (grown here when too small).
+    /// `scratch` holds each thread's softmax weights and a decoded row (grown here when too small);
+    /// the kernels run on `context`'s threads and kernel path.
     public func attention(layer: Int, queries q: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int,
-                          window: Int?, into out: Matrix, scratch: inout [Float], threads: Int) {
+                          window: Int?, into out: Matrix, scratch: inout [Float], context: ExecutionContext) {
         let kvHeads = kvDim / headDim
         precondition(q.columns == heads * headDim && out.columns == q.columns && heads % kvHeads == 0)
         precondition(format.supports(headDim: headDim), "KV format \(format) needs a head dim that is a multiple of 32")
         precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < committed }, "position outside the cache")
         // Sized for the committed positions rather than the capacity, so a huge context costs no
         // scratch until it fills; it grows only when the commit doubles.
-        let threads = max(1, threads), stride = Int(ck_attention_scratch_floats(Int64(committed), Int64(headDim)))
+        let threads = Int(context.ckThreads), stride = Int(ck_attention_scratch_floats(Int64(committed), Int64(headDim)))
         if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
         let seen = (window ?? 0) > 0 ? window! : Int.max   // 0 is no window, as in the kernel
         if isRing(layer) {
@@ -308,7 +309,7 @@ public final class KVCache: @unchecked Sendable {
                     positions: pos, rows: Int64(rows), heads: Int64(heads), kv_heads: Int64(kvHeads),
                     head_dim: Int64(headDim), window: Int64(window ?? 0), out: out.base, out_stride: Int64(out.columns),
                     scratch: w.baseAddress, scratch_stride: Int64(stride))
-                ck_attention(&desc, Int32(threads))
+                ck_attention(&desc, context.ckThreads, context.ckPath)
             }
         }
     }

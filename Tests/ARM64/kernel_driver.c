@@ -642,7 +642,7 @@ static void attention_cases(void) {
                     if (p >= 0 && !arm_enabled[p]) continue;
                     ck_kernel_path_set(p < 0 ? CK_PATH_REF : arm_paths[p].path);
                     memset(out, 0, (size_t)(rows * heads * hd) * sizeof(float));
-                    ck_attention(&d, 1);
+                    ck_attention(&d, 1, -1);
                     record(name, p < 0 ? "ref" : arm_paths[p].name, hash_floats(out, (size_t)(rows * heads * hd)));
                 }
                 ck_kernel_path_set(-1);

@@ -45,9 +45,9 @@ import Testing
         for (layer, window) in [(0, nil), (1, Self.window)] {
             let a = Matrix(rows: n, columns: q.columns), b = Matrix(rows: n, columns: q.columns)
             ring.attention(layer: layer, queries: q, rows: n, positions: positions, heads: Self.heads, headDim: Self.headDim,
-                           window: window, into: a, scratch: &scratch, threads: threads)
+                           window: window, into: a, scratch: &scratch, context: context)
             full.attention(layer: layer, queries: q, rows: n, positions: positions, heads: Self.heads, headDim: Self.headDim,
-                           window: window, into: b, scratch: &scratch, threads: threads)
+                           window: window, into: b, scratch: &scratch, context: context)
             for r in 0..<n where a.copyRow(r) != b.copyRow(r) { same = false }
         }
         return same

@@ -122,7 +122,7 @@ import Testing
                                         head_dim: Int64(c.headDim), window: Int64(c.window), out: o.baseAddress, out_stride: Int64(qDim),
                                         scratch: s.baseAddress, scratch_stride: Int64(stride))
                                     if let path { ran = ck_attention_on(&d, Int32(threads), path.rawValue) == 1 }
-                                    else { ck_attention(&d, Int32(threads)) }
+                                    else { ck_attention(&d, Int32(threads), -1) }
                                 }
                             }
                         }

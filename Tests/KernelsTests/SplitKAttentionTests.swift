@@ -89,7 +89,7 @@ import Testing
                                         scratch_stride: Int64(stride))
                                     if let path { applied = ck_attention_split_k_on(&d, Int32(threads), path.rawValue) == 1 }
                                     else if split { applied = ck_attention_split_k(&d, Int32(threads)) == 1 }
-                                    else { ck_attention(&d, Int32(threads)) }
+                                    else { ck_attention(&d, Int32(threads), -1) }
                                 }
                             }
                         }
