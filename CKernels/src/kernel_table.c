@@ -163,6 +163,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
                  .attention_split = {[CK_KV_F16] = ck_attention_split_f16_neon, [CK_KV_Q8_0] = ck_attention_split_ref, \
                                      [CK_KV_MXFP8_E4M3] = ck_attention_split_mxfp8_neon}, \
                  .attention_scores = ck_attention_scores_ref, .attention_values = ck_attention_values_ref, \
+                 .attention_scores_q8_0 = ck_attention_scores_q8_0_ref, .attention_values_q8_0 = ck_attention_values_q8_0_ref, \
                  .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
 #else
 #define ARM_INTS(DECODE, PREFILL) INTS(REF_ALL)
