@@ -15,11 +15,13 @@
 
 #define Q8S_INLINE static inline __attribute__((always_inline))
 
-/// x rounded to the nearest int32, ties to even (vcvtps2dq under the default rounding mode),
-/// then saturated to int16 as vpackssdw / vpmovsdw do.
+/// x rounded to the nearest integer, ties to even (vcvtps2dq under the default rounding mode),
+/// then saturated to int16 as vpackssdw / vpmovsdw do (NaN, which vcvtps2dq makes INT32_MIN,
+/// to -32768). rintf, unlike lrintf, has no errno to set: under an AVX2 target it is one
+/// vroundps and the loops around it vectorize.
 Q8S_INLINE int16_t q8s_round16(float x) {
-    const long r = lrintf(x);
-    return (int16_t)(r > 32767 ? 32767 : r < -32768 ? -32768 : r);
+    const float r = rintf(x);
+    return (int16_t)(r > 32767.0f ? 32767 : r >= -32768.0f ? (int)r : -32768);
 }
 
 /// q16[e] = round(q[e] / qs), qs = max_e |q[e]| / 32767 (q16 zero for a zero query): 15 bits of

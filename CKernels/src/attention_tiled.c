@@ -76,6 +76,40 @@ T256 void ck_attention_rows_avx2(const ck_attention_desc *d, const uint8_t *base
     }
 }
 
+/// q8s_decode_codes (attention_q8_0_scalar.h) in AVX2, the same int16 codes and fp32 scales: the
+/// SIMD paths' decoders (the portable loops took a q8_0 prefill at depth 0 to ~1.3x the time).
+T256 static void decode_codes_q8_0(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int16_t *kc, float *ks) {
+    const int64_t hd = d->head_dim, nb = hd / 32;
+    for (int64_t i = 0; i < n; i++) {
+        const ck_block_q8_0 *row = (const ck_block_q8_0 *)(base + (p0 + i) * d->row_bytes);
+        for (int64_t b = 0; b < nb; b++) {
+            const __m256i c = _mm256_loadu_si256((const __m256i *)row[b].qs);
+            _mm256_storeu_si256((__m256i *)(kc + i * hd + 32 * b), _mm256_cvtepi8_epi16(_mm256_castsi256_si128(c)));
+            _mm256_storeu_si256((__m256i *)(kc + i * hd + 32 * b + 16), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(c, 1)));
+            ks[i * nb + b] = _cvtsh_ss(row[b].d);
+        }
+    }
+}
+
+/// q8s_decode_pairs in AVX2, the same pairs and scales.
+T256 static void decode_pairs_q8_0(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int32_t *vp, float *vs) {
+    const int64_t hd = d->head_dim, nb = hd / 32;
+    const __m256i low = _mm256_set1_epi32(0xFFFF);
+    for (int64_t pp = 0; pp < (n + 1) / 2; pp++) {
+        const ck_block_q8_0 *r0 = (const ck_block_q8_0 *)(base + (p0 + 2 * pp) * d->row_bytes);
+        const ck_block_q8_0 *r1 = 2 * pp + 1 < n ? (const ck_block_q8_0 *)(base + (p0 + 2 * pp + 1) * d->row_bytes) : NULL;
+        for (int64_t b = 0; b < nb; b++) {
+            for (int e = 0; e < 32; e += 8) {
+                const __m256i x0 = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(r0[b].qs + e)));
+                const __m256i x1 = r1 ? _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(r1[b].qs + e))) : _mm256_setzero_si256();
+                _mm256_storeu_si256((__m256i *)(vp + pp * hd + 32 * b + e), _mm256_or_si256(_mm256_and_si256(x0, low), _mm256_slli_epi32(x1, 16)));
+            }
+            vs[2 * pp * nb + b] = _cvtsh_ss(r0[b].d);
+            if (r1) vs[(2 * pp + 1) * nb + b] = _cvtsh_ss(r1[b].d);
+        }
+    }
+}
+
 /// S[p][lanes 8v..8v+8*NV) = sum_d Kc[p][d] * Qt[d] for NP positions; d ascending.
 T256 INLINE void score_tile(const float *kc, const float *qt, float *s, int64_t hd, int v, const int NP, const int NV) {
     __m256 acc[6][2];
@@ -226,6 +260,16 @@ T256 void ck_attention_values_q8_0_avx2(const int32_t *vp, const float *vs, cons
 
 #endif
 
+#if !defined(__x86_64__)
+/// No SIMD instantiation of unit() exists here: the portable decoders under the SIMD names.
+static void decode_codes_q8_0(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int16_t *kc, float *ks) {
+    q8s_decode_codes(base, d->row_bytes, d->head_dim, p0, n, kc, ks);
+}
+static void decode_pairs_q8_0(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, int32_t *vp, float *vs) {
+    q8s_decode_pairs(base, d->row_bytes, d->head_dim, p0, n, vp, vs);
+}
+#endif
+
 /// A path's phases.
 typedef struct {
     attention_scores_fn scores;
@@ -244,10 +288,11 @@ INLINE void query_lane_q8_0(const float *q, int64_t hd, int16_t *tmp, int16_t *q
 }
 
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1. HD: the
-/// head dim as a constant (0: read it from d), so the tiles' loops and row offsets are fixed.
+/// head dim as a constant (0: read it from d), so the tiles' loops and row offsets are fixed; simd:
+/// the q8_0 rows decoded with AVX2 (the SIMD paths' instantiations) or portably (ref's).
 /// Plain C around the path's phases and row decoder, so that ref runs it on any x86-64.
 INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *scratch,
-                      const tile_phases *ph, const int64_t HD) {
+                      const tile_phases *ph, const int64_t HD, const int simd) {
     const int64_t hd = HD ? HD : d->head_dim, group = d->heads / d->kv_heads;
     const int64_t nq = hg * nr, nv = (nq + 7) / 8;   // real lanes, 8-lane vectors in use
     float *qt = scratch, *o = qt + QL * hd, *kv = o + QL * hd, *s = kv + CP * hd;
@@ -302,7 +347,8 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
 
         // Scores of the chunk's positions.
         if (int_phases) {
-            q8s_decode_codes(kbase, d->row_bytes, hd, p0, cn, kc16, ks);
+            if (simd) decode_codes_q8_0(d, kbase, p0, cn, kc16, ks);
+            else q8s_decode_codes(kbase, d->row_bytes, hd, p0, cn, kc16, ks);
             pf = prefetch_plan(d, vbase, p0, cn);
             ph->scores_q8_0(kc16, ks, qt16, qs, s, cn, hd, nl, &pf);
         } else {
@@ -316,7 +362,8 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
         // Weighted values.
         const int64_t next = npos - c0 - CP < CP ? npos - c0 - CP : CP;   // rows of the next chunk
         if (int_phases) {
-            q8s_decode_pairs(vbase, d->row_bytes, hd, p0, cn, vp, vs);
+            if (simd) decode_pairs_q8_0(d, vbase, p0, cn, vp, vs);
+            else q8s_decode_pairs(vbase, d->row_bytes, hd, p0, cn, vp, vs);
             pf = prefetch_plan(d, kbase, p0 + CP, next);
             ph->values_q8_0(vp, vs, s, wp, ws, o, cn, hd, nl, &pf);
         } else {
@@ -337,12 +384,12 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
 /// multiple of 8 read from d.
 #define UNIT_ARGS const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg, int64_t r0, int64_t nr, float *s, const tile_phases *ph
 #if defined(__x86_64__)
-T256 static void unit_hd64(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 64); }
-T256 static void unit_hd256(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 256); }
-T256 static void unit_any(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0); }
+T256 static void unit_hd64(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 64, 1); }
+T256 static void unit_hd256(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 256, 1); }
+T256 static void unit_any(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0, 1); }
 #endif
 /// ref's: no target attributes.
-static void unit_portable(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0); }
+static void unit_portable(UNIT_ARGS) { unit(d, g, hg0, hg, r0, nr, s, ph, 0, 0); }
 
 typedef struct {
     const ck_attention_desc *d;
