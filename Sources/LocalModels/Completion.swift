@@ -1,6 +1,6 @@
 // Raw text completion: a prompt continued as is, without a chat template — what
 // `quanta generate` and llama.cpp's `llama-completion` do. A Quanta addition beside FM27's
-// session API, on the same decode loop (`DecodeLoop`).
+// session API, on the same decode loop (`DecodeLoop`) and the same batcher (`DecodeBatcher`).
 import LanguageModelAPI
 import Foundation
 import Sampling
@@ -26,18 +26,22 @@ extension LocalLanguageModel {
     /// Sampling uses `sampling` (nil = the model's) with `seed` (nil = the sampling's seed, else random); `maximumTokens` nil = until the
     /// context is full. With `logprobs`, each generated token's log-probability is handed to it
     /// before the token's event is yielded. Cancelling the consuming task (or ending the iteration) stops between
-    /// prefill batches and before every token.
+    /// prefill batches and before every token. `batched` (the default) runs the forward passes on
+    /// the model's batcher, in one decode step with every session and completion decoding beside
+    /// it, with the same bits as alone; false runs them on the calling task, for a process that
+    /// has nothing to batch with (`quanta generate`): no thread hand-off and no allocation per token.
     /// - Throws (from the iteration): `LanguageModelError.contextSizeExceeded` when the prompt
     ///   does not fit, `InvalidGenerationOptionsError` for unusable settings, `CancellationError`.
     public func complete(_ prompt: String, maximumTokens: Int? = nil, sampling: SamplingDefaults? = nil,
-                         seed: UInt64? = nil, logprobs: LogprobsRequest? = nil) -> AsyncThrowingStream<CompletionEvent, any Error> {
+                         seed: UInt64? = nil, logprobs: LogprobsRequest? = nil,
+                         batched: Bool = true) -> AsyncThrowingStream<CompletionEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<CompletionEvent, any Error>.makeStream()
         let settings = sampling ?? configuration.sampling
         let configuration = executorConfiguration
         let weights = self.weights
         let task = Task {
             do {
-                try await Self.runCompletion(prompt, maximumTokens: maximumTokens, sampling: settings, seed: seed, logprobs: logprobs,
+                try await Self.runCompletion(prompt, maximumTokens: maximumTokens, sampling: settings, seed: seed, logprobs: logprobs, batched: batched,
                                              configuration: configuration, weights: weights) { continuation.yield($0) }
                 continuation.finish()
             } catch {
@@ -49,7 +53,7 @@ extension LocalLanguageModel {
     }
 
     private static func runCompletion(_ prompt: String, maximumTokens: Int?, sampling: SamplingDefaults, seed: UInt64?,
-                                      logprobs: LogprobsRequest?,
+                                      logprobs: LogprobsRequest?, batched: Bool,
                                       configuration: Executor.Configuration, weights: ModelWeights,
                                       send: (CompletionEvent) -> Void) async throws {
         if let reason = sampling.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
@@ -65,10 +69,13 @@ extension LocalLanguageModel {
         guard promptTokens.count < contextSize else {
             throw LanguageModelError.contextSizeExceeded(.init(contextSize: contextSize, tokenCount: promptTokens.count))
         }
+        // Batched: on the model's batcher, as chat requests are, so a completion's decode steps
+        // share one forward pass with every session and server slot decoding beside it.
         let sequence = TokenSequence(network: weights.network, contextSize: contextSize, threads: configuration.threads,
-                                     kvCache: configuration.kvCache.format)
+                                     kvCache: configuration.kvCache.format,
+                                     batcher: batched ? weights.batcher(threads: configuration.threads, contextSize: contextSize) : nil)
         let start = ContinuousClock.now
-        let logits = try sequence.append(promptTokens, wantLogits: true) ?? []
+        let logits = try await sequence.prefill(promptTokens, wantLogits: true) ?? []
         send(.prefilled(promptTokens: promptTokens, seconds: seconds(since: start)))
 
         let options = GenerationOptions(samplingMode: nil, temperature: sampling.temperature)

@@ -38,7 +38,8 @@ func runGenerate(_ argv: [String]) async -> Int32 {
     let run = GenerateRun()
     let model = setup.model
     let outcome = await Interrupts(quitsBetweenReplies: true).run {
-        for try await event in model.complete(prompt, maximumTokens: maximum, seed: seed) {
+        // One completion per process: nothing to batch with.
+        for try await event in model.complete(prompt, maximumTokens: maximum, seed: seed, batched: false) {
             run.record(event, print: !idsOnly)
         }
     }
