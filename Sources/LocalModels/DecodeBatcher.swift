@@ -14,7 +14,7 @@ import LanguageModelAPI
 ///
 /// A step waits up to `gatherWindow` for the sequences inside a decode loop that have not handed
 /// in their token yet (they are sampling the last step's logits), so batches stay whole.
-final class DecodeBatcher: @unchecked Sendable {
+package final class DecodeBatcher: @unchecked Sendable {
     /// Most sequences in one decode step; more wait for the next.
     static let maxRows = 16
     /// How long a step waits for the decoding sequences that have not handed in their token.
@@ -40,13 +40,15 @@ final class DecodeBatcher: @unchecked Sendable {
     private var started = false
     private var totals = Totals()
 
-    /// What the batcher has run: decode steps, the rows they held, the largest step.
-    struct Totals: Equatable {
-        var steps = 0, rows = 0, largest = 0
+    /// What the batcher has run: decode steps, the rows they held, the largest step; prefill
+    /// batches handed to it and their tokens.
+    package struct Totals: Equatable, Sendable {
+        package var steps = 0, rows = 0, largest = 0
+        package var prefillBatches = 0, prefillTokens = 0
     }
 
-    /// The decode steps run so far (for tests and metrics).
-    var runSoFar: Totals { condition.withLock { totals } }
+    /// The decode steps and prefill batches run so far (for tests and metrics).
+    package var runSoFar: Totals { condition.withLock { totals } }
 
     /// - Parameter threads: the threads of every forward pass it runs (decode steps and prefill batches).
     init(network: any CausalLanguageModel, threads: Int) {
@@ -78,10 +80,15 @@ final class DecodeBatcher: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Runs `body` on the batcher's thread between decode steps (a prefill batch).
-    func perform<T: Sendable>(_ body: @escaping () throws -> T) async throws -> T {
+    /// Runs `body` on the batcher's thread between decode steps (a prefill batch of `tokens`
+    /// tokens, counted in `runSoFar`).
+    func perform<T: Sendable>(tokens: Int, _ body: @escaping () throws -> T) async throws -> T {
         let result = await withCheckedContinuation { (done: CheckedContinuation<Result<T, any Error>, Never>) in
-            submit { jobs.append { done.resume(returning: Result { try body() }) } }
+            submit {
+                totals.prefillBatches += 1
+                totals.prefillTokens += tokens
+                jobs.append { done.resume(returning: Result { try body() }) }
+            }
         }
         return try result.get()
     }

@@ -123,6 +123,13 @@ public struct LocalLanguageModel: LanguageModel {
         try weights.render(transcriptEntries).tokens.count
     }
 
+    /// What the batcher of this model's file, thread count and window has run (every session,
+    /// completion and server slot of this configuration shares it): decode steps, their rows,
+    /// prefill batches and tokens.
+    package var batching: DecodeBatcher.Totals {
+        weights.batcher(threads: executorConfiguration.threads, contextSize: contextSize).runSoFar
+    }
+
     /// Forgets the process-wide cached weights of `url`, so the next load reads the file again.
     public static func evictCachedWeights(contentsOf url: URL) async {
         await WeightStore.shared.evict(path: url.path)

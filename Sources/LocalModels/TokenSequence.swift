@@ -78,7 +78,7 @@ final class TokenSequence: @unchecked Sendable {
             let batch = Array(new[done..<min(new.count, done + state.maxBatch)])
             done += batch.count
             let last = done == new.count
-            logits = try await batcher.perform { try self.append(batch, wantLogits: wantLogits && last) }
+            logits = try await batcher.perform(tokens: batch.count) { try self.append(batch, wantLogits: wantLogits && last) }
         }
         return logits
     }

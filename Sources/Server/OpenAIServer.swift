@@ -58,7 +58,7 @@ public final class OpenAIServer: HTTPHandler {
             answer(json(200, modelList()))
         case ("GET", "/metrics"):
             answer(.full(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")],
-                         body: Array(metrics.text(pool: pool, contextSize: model.contextSize).utf8)))
+                         body: Array(metrics.text(pool: pool, contextSize: model.contextSize, batching: model.batching).utf8)))
         case ("POST", "/v1/chat/completions"):
             chat(request, answer)
         case ("POST", "/v1/completions"):

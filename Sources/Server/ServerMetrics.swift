@@ -1,4 +1,5 @@
 // Counters for `GET /metrics`, in Prometheus' text format.
+import LocalModels
 import Synchronization
 
 /// What the server has done since it started.
@@ -32,8 +33,8 @@ final class ServerMetrics: Sendable {
         }
     }
 
-    /// The exposition text; `pool` gives the live gauges.
-    func text(pool: SlotPool, contextSize: Int) -> String {
+    /// The exposition text; `pool` gives the live gauges, `batching` what the model's batcher ran.
+    func text(pool: SlotPool, contextSize: Int, batching: DecodeBatcher.Totals) -> String {
         let s = state.withLock { $0 }
         var out = "# HELP quanta_requests_total HTTP requests answered, by endpoint and status.\n# TYPE quanta_requests_total counter\n"
         for key in s.requests.keys.sorted() {
@@ -54,6 +55,16 @@ final class ServerMetrics: Sendable {
         out += "quanta_queue_depth \(pool.queueDepth)\n"
         out += "# HELP quanta_slots_busy Slots running a request.\n# TYPE quanta_slots_busy gauge\n"
         out += "quanta_slots_busy \(pool.busy)\n"
+        out += "# HELP quanta_decode_steps_total Batched decode steps (one forward pass each, one row per sequence decoding).\n"
+        out += "# TYPE quanta_decode_steps_total counter\nquanta_decode_steps_total \(batching.steps)\n"
+        out += "# HELP quanta_decode_step_rows Rows (sequences) per decode step: _sum is every token decoded, _count the steps.\n"
+        out += "# TYPE quanta_decode_step_rows summary\nquanta_decode_step_rows_sum \(batching.rows)\nquanta_decode_step_rows_count \(batching.steps)\n"
+        out += "# HELP quanta_decode_step_rows_max The most rows one decode step has held.\n# TYPE quanta_decode_step_rows_max gauge\n"
+        out += "quanta_decode_step_rows_max \(batching.largest)\n"
+        out += "# HELP quanta_prefill_batches_total Prompt batches prefilled between decode steps.\n# TYPE quanta_prefill_batches_total counter\n"
+        out += "quanta_prefill_batches_total \(batching.prefillBatches)\n"
+        out += "# HELP quanta_prefill_tokens_total Prompt tokens prefilled (those a slot's cache already held are not).\n"
+        out += "# TYPE quanta_prefill_tokens_total counter\nquanta_prefill_tokens_total \(batching.prefillTokens)\n"
         out += "# HELP quanta_kv_cache_usage_ratio Share of each slot's context window its KV cache holds.\n# TYPE quanta_kv_cache_usage_ratio gauge\n"
         for slot in pool.slots {
             out += "quanta_kv_cache_usage_ratio{slot=\"\(slot.index)\"} \(Double(slot.cachedTokens.load(ordering: .relaxed)) / Double(max(1, contextSize)))\n"
