@@ -19,10 +19,12 @@ import Quanta
         try await LanguageModelSession(model: model).respond(to: c.prompt, options: c.options).content
     }
 
+    /// A window no other suite uses: the batcher is per file, threads and window, and suites run
+    /// in parallel, so another suite's requests must not share its steps.
     @Test func concurrentSessionsAnswerAsAlone() async throws {
         let url = PerplexityReference.root.appendingPathComponent("Models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        let model = try await LocalLanguageModel(contentsOf: url, configuration: .init(contextSize: 512, threads: 2))
-        let batcher = model.weights.batcher(threads: 2, contextSize: 512)
+        let model = try await LocalLanguageModel(contentsOf: url, configuration: .init(contextSize: 480, threads: 2))
+        let batcher = model.weights.batcher(threads: 2, contextSize: 480)
         var alone: [String] = []
         for c in Self.cases { alone.append(try await Self.answer(model, c)) }
         let before = batcher.runSoFar
