@@ -334,7 +334,7 @@ typedef struct ck_path_kernels {
     void (*attention_scores)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
     void (*attention_values)(const float *, const float *, float *, int64_t, int64_t, int64_t, struct ck_row_prefetch *);
     /// The prefill attention's scores over a q8_0 cache in integer arithmetic at this path's
-    /// width (attention_tiles.h); NULL (ref, AVX2): the fp32 phases over the decoded rows.
+    /// width (attention_tiles.h; ref and the ARM paths run their portable C).
     void (*attention_scores_q8_0)(const int16_t *, const float *, const int16_t *, const float *, float *, int64_t, int64_t,
                                   int64_t, struct ck_row_prefetch *);
     /// Its weighted values over a q8_0 cache in integer arithmetic, with the integer scores.
