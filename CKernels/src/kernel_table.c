@@ -159,12 +159,9 @@ ck_kernel_path ck_kernel_path_set(int path) {
                               [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3_neon}, \
                  .attention_head = {[CK_KV_F16] = ck_attention_head_f16_neon, [CK_KV_Q8_0] = ck_attention_head_ref, \
                                     [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
-                 .attention_prefill = ck_attention_tiled_portable, \
                  .attention_split = {[CK_KV_F16] = ck_attention_split_f16_neon, [CK_KV_Q8_0] = ck_attention_split_ref, \
                                      [CK_KV_MXFP8_E4M3] = ck_attention_split_mxfp8_neon}, \
-                 .attention_scores = ck_attention_scores_ref, .attention_values = ck_attention_values_ref, \
-                 .attention_scores_q8_0 = ck_attention_scores_q8_0_ref, .attention_values_q8_0 = ck_attention_values_q8_0_ref, \
-                 .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
+                 PREFILL_REF
 #else
 #define ARM_INTS(DECODE, PREFILL) INTS(REF_ALL)
 #define ARM_FP8 REF_ALL
@@ -179,11 +176,15 @@ ck_kernel_path ck_kernel_path_set(int path) {
                               [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3}, \
                  .attention_head = {[CK_KV_F16] = ck_attention_head_f16_ref, [CK_KV_Q8_0] = ck_attention_head_ref, \
                                     [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
-                 .attention_prefill = ck_attention_tiled_portable, \
                  .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}, \
-                 .attention_scores = ck_attention_scores_ref, .attention_values = ck_attention_values_ref, \
-                 .attention_scores_q8_0 = ck_attention_scores_q8_0_ref, .attention_values_q8_0 = ck_attention_values_q8_0_ref, \
-                 .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
+                 PREFILL_REF
+/// The portable blocked prefill and every phase it calls, as the reference and the ARM paths run
+/// them: one list, so a phase added to the prefill reaches every table that runs it.
+#define PREFILL_REF .attention_prefill = ck_attention_tiled_portable, \
+                    .attention_scores = ck_attention_scores_ref, .attention_values = ck_attention_values_ref, \
+                    .attention_scores_q8_0 = ck_attention_scores_q8_0_ref, \
+                    .attention_values_q8_0 = ck_attention_values_q8_0_ref, \
+                    .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
 /// The reference path's table: every kernel the scalar specification.
 #define REF_TABLE(PATH, NAME)                                                                            \
     [PATH] = {PATH, NAME, {INTS(REF_ALL), [CK_WF_F32] = REF_ALL, [CK_WF_F16] = REF_ALL,                    \
