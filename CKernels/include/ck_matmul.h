@@ -59,7 +59,7 @@ typedef struct {
     int64_t block;       ///< elements per on-disk block (1 for F32/F16)
     int64_t block_bytes; ///< bytes per on-disk block
     int int8_path;       ///< 1: integer canonical form (quantized activations); 0: float path
-    int packed4;         ///< repacked values fit in 4 bits (two per byte)
+    int packed4;         ///< repacked values (MXFP4: their codes) fit in 4 bits (two per byte)
     int nsc;             ///< scales per 32 elements (1, or 2 for Q6_K)
     int has_min;         ///< mw is stored (Q4_1, Q4_K); otherwise mw = -off * dw
     int off;             ///< offset added to the signed integer to make it unsigned
@@ -68,6 +68,8 @@ typedef struct {
     int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
     int kscale_rec;      ///< K-quants (Q4_K, Q6_K): bytes of one scale record in dw (see
                          ///< ck_weights), else 0
+    int code4;           ///< packed4 holds 4-bit codes that CK_MXFP4_U maps to u (MXFP4), not u
+    int e8m0_scales;     ///< dw holds the stored ue8m0 codes, one byte per row and block (MXFP4)
     int64_t qs_block_bytes;       ///< repacked value bytes (qs) per 16-row group and 32-block: 256
                                   ///< (packed4), 512 (byte layout, MXFP8 codes), else 0 (also
                                   ///< Q5_0, stored only as its compact copy qs_dec)
@@ -90,6 +92,10 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 
 /// Rows per repacked group: one 512-bit register holds 16 rows x 4 consecutive k as bytes.
 #define CK_R 16
+
+/// MXFP4's canonical u by E2M1 code: the value doubled ({0,1,2,3,4,6,8,12} with sign) plus 12.
+/// The kernels keep MXFP4's codes in 4 bits and look this table up in registers (vpshufb, TBL).
+#define CK_MXFP4_U 12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0
 
 /// How far ahead of its loads a decode (M = 1) kernel prefetches the weight stream, in bytes
 /// (scale planes: an eighth of it). Both decode kernels (matvec_avx2.c, matmul_avx512.c) walk the
@@ -118,6 +124,9 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 ///    dw = d * sc and mw = -(dmin * m) in registers: both products are exact in fp32 (11-bit
 ///    by 6- or 8-bit significands), so they equal the reference's. With Q6_K's 6-bit values,
 ///    both stream 1.03x and 1.00x the file's bytes (fp32 planes and a byte layout: 1.33x, 1.52x);
+///  - MXFP4 keeps its E2M1 codes (packed4, code4: CK_MXFP4_U gives u) and its ue8m0 codes as
+///    stored (e8m0_scales: dw = [group][block][16] bytes), 4.25 bits per weight as in the file;
+///    the kernels form dw = 2^(e - 128) in registers (ck_e8m0_half_bits), exactly the reference's;
 ///  - f32: [n][k] fp32 (F16, for the sgemm path);
 ///  - MXFP8: qs = [group][block][32][16] the 8-bit codes as stored (k-major within a block, so
 ///    one 16-byte load is one k of 16 rows) and dw = [group][block][16] fp32 block scales; a

@@ -157,22 +157,29 @@ typedef void (*items_fn)(const ck_matmul_desc *, const ck_weights *, const ck_ac
 ITEMS_PAIR(i_h, 0, CK_SC_F16)      // Q4_0, Q5_0, Q8_0 (fp16 d)
 ITEMS_PAIR(i_hmin, 1, CK_SC_F16)   // Q4_1 (fp16 d, m)
 ITEMS_PAIR(i_kmin, 1, CK_SC_K)     // Q4_K, Q5_K (d, dmin and codes)
-ITEMS_PAIR(i_f, 0, CK_SC_F32)      // MXINT8, MXFP4
+ITEMS_PAIR(i_f, 0, CK_SC_F32)      // MXINT8
+ITEMS_PAIR(i_e8, 0, CK_SC_E8)      // MXFP4 (ue8m0 codes)
+
+/// CK_MXFP4_U in each 128-bit lane (vpshufb looks up within lanes).
+static const uint8_t mxfp4_u_lanes[64] = {CK_MXFP4_U, CK_MXFP4_U, CK_MXFP4_U, CK_MXFP4_U};
 
 /// Group g's byte layout (nb blocks x 512 bytes) into `out`: 4-bit formats split each packed
-/// quad's nibbles (quad j's low nibbles are quad j, its high nibbles quad 4 + j).
+/// quad's nibbles (quad j's low nibbles are quad j, its high nibbles quad 4 + j); MXFP4's codes
+/// then go through CK_MXFP4_U.
 TAMX static void unpack_group(const ck_weights *w, const ck_format_info *info, int64_t g, int64_t nb, uint8_t *out) {
     if (!info->packed4) {
         for (int64_t b = 0; b < nb; b++) ck_byte_layout_block(w, g, b, out + b * 512);
         return;
     }
-    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    const __m512i low4 = _mm512_set1_epi8(0x0F), code_u = _mm512_loadu_si512(mxfp4_u_lanes);
     const uint8_t *q = w->qs + g * nb * 256;
     for (int64_t b = 0; b < nb; b++)
         UNROLL for (int j = 0; j < 4; j++) {
             const __m512i v = _mm512_loadu_si512(q + b * 256 + 64 * j);
-            _mm512_storeu_si512(out + b * 512 + 64 * j, _mm512_and_si512(v, low4));
-            _mm512_storeu_si512(out + b * 512 + 64 * (4 + j), _mm512_and_si512(_mm512_srli_epi16(v, 4), low4));
+            __m512i lo = _mm512_and_si512(v, low4), hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
+            if (info->code4) { lo = _mm512_shuffle_epi8(code_u, lo); hi = _mm512_shuffle_epi8(code_u, hi); }
+            _mm512_storeu_si512(out + b * 512 + 64 * j, lo);
+            _mm512_storeu_si512(out + b * 512 + 64 * (4 + j), hi);
         }
 }
 
@@ -227,7 +234,8 @@ void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     case CK_WF_Q4_0: case CK_WF_Q5_0: case CK_WF_Q8_0: fn = i_h; break;
     case CK_WF_Q4_1: fn = i_hmin; break;
     case CK_WF_Q4_K: case CK_WF_Q5_K: fn = i_kmin; break;
-    case CK_WF_MXINT8: case CK_WF_MXFP4: fn = i_f; break;
+    case CK_WF_MXINT8: fn = i_f; break;
+    case CK_WF_MXFP4: fn = i_e8; break;
     // Q6_K (two half-block scales: the VNNI tile is faster, see kernel_table.c); float formats
     // never come here (their own kernels in the table).
     default: fn = NULL; break;

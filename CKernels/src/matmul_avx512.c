@@ -92,8 +92,12 @@ T512 INLINE __m512i fifth_bits(__m512i x, const int bit) {
 }
 
 /// How a format's repacked values are stored (ck_matmul.h, ck_repack_sizes): qs bytes, qs
-/// nibble pairs, Q5_0's compact copy in qs_dec, or Q6_K's nibbles and 2-bit planes.
-enum { V_BYTES, V_NIBBLES, V_NIBBLES5, V_NIBBLES6 };
+/// nibble pairs, Q5_0's compact copy in qs_dec, Q6_K's nibbles and 2-bit planes, or MXFP4's
+/// 4-bit codes as nibble pairs (one vpshufb through CK_MXFP4_U per 64 unpacked bytes).
+enum { V_BYTES, V_NIBBLES, V_NIBBLES5, V_NIBBLES6, V_CODES4 };
+
+/// CK_MXFP4_U in each 128-bit lane (vpshufb looks up within lanes).
+static const uint8_t mxfp4_u_lanes[64] = {CK_MXFP4_U, CK_MXFP4_U, CK_MXFP4_U, CK_MXFP4_U};
 
 /// Bits 2j..2j+1 of every byte of a 2-bit plane (Q6_K, ck_weights) moved to bits 4-5 (the
 /// bits above a nibble), masked. 16-bit shifts are fine: for shifts of at most 4 the bits that
@@ -114,13 +118,14 @@ T512 INLINE __m512i top2_bits(__m512i x, const int j) {
 T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
                       int64_t g, int nvalid, float negoff, const int V, const int NSC, const int HASMIN,
                       const int SC, const int MT) {
-    const int64_t k = d->k, nb = k / 32, sb = SC == CK_SC_F16 ? 2 : 4;
+    const int64_t k = d->k, nb = k / 32, sb = SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 ? 1 : 4;
     // Bytes per block of the dw stream (a K record covers 8 blocks) and of the mw plane.
     const int64_t dwb = SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * sb;
     const int64_t mwb = HASMIN && SC != CK_SC_K ? CK_R * sb : 0;
-    const int64_t qb = V == V_NIBBLES ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : V == V_NIBBLES6 ? CK_Q6_K_PACKED_BYTES : 512;
+    const int64_t qb = V == V_NIBBLES || V == V_CODES4 ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : V == V_NIBBLES6 ? CK_Q6_K_PACKED_BYTES : 512;
     const uint8_t *const qbase = V == V_NIBBLES5 ? w->qs_dec : w->qs;
     const __m512i low4 = _mm512_set1_epi8(0x0F);
+    const __m512i code_u = V == V_CODES4 ? _mm512_loadu_si512(mxfp4_u_lanes) : low4;
     const __m512 vneg = _mm512_set1_ps(negoff);
     __m512 acc[MT_MAX];
     UNROLL for (int r = 0; r < MT; r++) acc[r] = _mm512_setzero_ps();
@@ -162,11 +167,12 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                     dot1[r] = _mm512_dpbusd_epi32(dot1[r], hi, bcast4(aq + 16 + 4 * j));
                 }
             }
-        } else if (V == V_NIBBLES) {
+        } else if (V == V_NIBBLES || V == V_CODES4) {
             UNROLL for (int j = 0; j < 4; j++) {
                 const __m512i v = _mm512_loadu_si512(qs + 64 * j);
-                const __m512i lo = _mm512_and_si512(v, low4);
-                const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
+                __m512i lo = _mm512_and_si512(v, low4);
+                __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), low4);
+                if (V == V_CODES4) { lo = _mm512_shuffle_epi8(code_u, lo); hi = _mm512_shuffle_epi8(code_u, hi); }
                 UNROLL for (int r = 0; r < MT; r++) {
                     const int8_t *aq = a->q + (m0 + r) * k + b * 32;
                     dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
@@ -235,7 +241,8 @@ TILES(t_q4_K, V_NIBBLES, 1, 1, CK_SC_K)
 TILES(t_q5_0, V_NIBBLES5, 1, 0, CK_SC_F16)
 TILES(t_q5_K, V_NIBBLES5, 1, 1, CK_SC_K)
 TILES(t_q8_0, V_BYTES, 1, 0, CK_SC_F16)
-TILES(t_u8, V_BYTES, 1, 0, CK_SC_F32)     // MXINT8, MXFP4
+TILES(t_u8, V_BYTES, 1, 0, CK_SC_F32)     // MXINT8
+TILES(t_mxfp4, V_CODES4, 1, 0, CK_SC_E8)
 TILES(t_q6_K, V_NIBBLES6, 2, 0, CK_SC_K)
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
@@ -279,6 +286,7 @@ T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
     case CK_WF_Q5_K: t = t_q5_K; break;
     case CK_WF_Q8_0: t = t_q8_0; break;
     case CK_WF_Q6_K: t = t_q6_K; break;
+    case CK_WF_MXFP4: t = t_mxfp4; break;
     default: t = t_u8; break;
     }
     if (n1 > d->n) n1 = d->n;

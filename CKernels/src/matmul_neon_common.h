@@ -52,11 +52,17 @@ static inline void neon_unpack_block(const ck_weights *w, const ck_format_info *
             }
         }
     } else if (info->packed4) {   // quad j's low nibbles are quad j, its high nibbles quad 4 + j
+        static const uint8_t mxfp4_u[16] = {CK_MXFP4_U};
+        const uint8x16_t code_u = vld1q_u8(mxfp4_u);
         const uint8_t *q = w->qs + i0 * 256;
         for (int x = 0; x < 16; x++) {
             const uint8x16_t nib = vld1q_u8(q + 16 * x);
             o->v[x] = vandq_u8(nib, vdupq_n_u8(15));
             o->v[16 + x] = vshrq_n_u8(nib, 4);
+            if (info->code4) {   // MXFP4's codes to their u (TBL)
+                o->v[x] = vqtbl1q_u8(code_u, o->v[x]);
+                o->v[16 + x] = vqtbl1q_u8(code_u, o->v[16 + x]);
+            }
         }
     } else {
         const uint8_t *q = w->qs + i0 * 512;
@@ -95,9 +101,21 @@ static inline float32x4_t neon_kscales(const ck_format_info *info, const ck_weig
     return which == 2 ? vnegq_f32(v) : v;
 }
 
+/// 2^(e - 128) of rows 4r..4r+3 of block i0 from their ue8m0 codes (MXFP4), as ck_e8m0_half_bits.
+static inline float32x4_t neon_e8m0_scales(const ck_weights *w, int64_t i0, int r) {
+    const uint8_t *c = (const uint8_t *)w->dw + i0 * CK_R + 4 * r;
+    const uint32x4_t e = {c[0], c[1], c[2], c[3]};
+    const uint32x4_t normal = vshlq_n_u32(vsubq_u32(e, vdupq_n_u32(1)), 23);
+    const uint32x4_t tiny = vshlq_u32(vdupq_n_u32(0x200000), vreinterpretq_s32_u32(e));
+    uint32x4_t bits = vbslq_u32(vcltq_u32(e, vdupq_n_u32(2)), tiny, normal);
+    bits = vbslq_u32(vceqq_u32(e, vdupq_n_u32(255)), vdupq_n_u32(0x7FC00000), bits);
+    return vreinterpretq_f32_u32(bits);
+}
+
 /// Scale `which` (as neon_kscales) of rows 4r..4r+3 of block i0, from whichever storage w has.
 static inline float32x4_t neon_block_scales(const ck_format_info *info, const ck_weights *w, int64_t i0, int r, int which) {
     if (info->kscale_rec) return neon_kscales(info, w, i0, r, which);
+    if (info->e8m0_scales) return neon_e8m0_scales(w, i0, r);
     if (which == 2) return neon_scales(w->mw, info->half_scales, i0 * CK_R + 4 * r);
     return neon_scales(w->dw, info->half_scales, (i0 * info->nsc + which) * CK_R + 4 * r);
 }

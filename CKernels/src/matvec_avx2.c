@@ -14,9 +14,13 @@
 
 #include "matmul_avx2_common.h"
 
-/// Value classes: 4-bit nibbles, 5-bit bytes (MXFP4), Q5_0's compact nibbles + fifth-bit plane,
-/// Q6_K's nibbles + 2-bit planes (two scales per block), 8-bit bytes.
-enum { V_U4, V_U5, V_U5C, V_Q6, V_S8 };
+/// Value classes: 4-bit nibbles, Q5_0's compact nibbles + fifth-bit plane,
+/// Q6_K's nibbles + 2-bit planes (two scales per block), 8-bit bytes, MXFP4's 4-bit codes
+/// (nibbles looked up in CK_MXFP4_U, u <= 24).
+enum { V_U4, V_U5C, V_Q6, V_S8, V_C4 };
+
+/// CK_MXFP4_U in both 128-bit lanes (vpshufb looks up within lanes).
+static const uint8_t mxfp4_u_lanes[32] = {CK_MXFP4_U, CK_MXFP4_U};
 
 /// Bits 2j..2j+1 of every byte of a 2-bit plane (Q6_K, ck_weights) moved to bits 4-5, masked.
 /// 16-bit shifts are fine: for shifts of at most 4 the bits that land on bits 4-5 come from the
@@ -36,8 +40,8 @@ T256 INLINE void prefetch_range(const uint8_t *p, int bytes) {
 T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g, int nvalid, int accumulate,
                        float negoff, const int V, const int NSC, const int HASMIN, const int SC) {
     const int64_t nb = w->k / 32;
-    const int qb = V == V_U4 ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : V == V_Q6 ? CK_Q6_K_PACKED_BYTES : 512;   // per block and group
-    const int sb = SC == CK_SC_F16 ? 2 : 4;                    // bytes per scale in a plane
+    const int qb = V == V_U4 || V == V_C4 ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : V == V_Q6 ? CK_Q6_K_PACKED_BYTES : 512;   // per block and group
+    const int sb = SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 ? 1 : 4;   // bytes per scale in a plane
     // Bytes per block of the dw stream (a K record covers 8 blocks) and of the mw plane.
     const int dwb = SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * sb;
     const int mwb = HASMIN && SC != CK_SC_K ? CK_R * sb : 0;
@@ -67,17 +71,26 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                 }
             }
             UNROLL for (int s = 0; s < 2; s++) dot0[s] = _mm256_madd_epi16(p[s], ones);
-        } else if (V == V_U5C) {
-            // nibble | fifth bit << 4 (<= 31): |pair| <= 7874, flush to i32 every 4 maddubs.
+        } else if (V == V_U5C || V == V_C4) {
+            // nibble | fifth bit << 4 (<= 31): |pair| <= 7874; MXFP4's looked-up codes (<= 24):
+            // 6096; either way flush to i32 every 4 maddubs.
             __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             dot0[0] = dot0[1] = _mm256_setzero_si256();
-            const __m256i x[2] = {_mm256_loadu_si256((const __m256i *)(q + 256)), _mm256_loadu_si256((const __m256i *)(q + 288))};
+            __m256i x[2] = {low4, low4};
+            if (V == V_U5C) x[0] = _mm256_loadu_si256((const __m256i *)(q + 256)), x[1] = _mm256_loadu_si256((const __m256i *)(q + 288));
+            const __m256i code_u = _mm256_loadu_si256((const __m256i *)mxfp4_u_lanes);
             UNROLL for (int j = 0; j < 4; j++) {
                 const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
-                    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, low4), ck_fifth_bits(x[s], j));
-                    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4), ck_fifth_bits(x[s], 4 + j));
+                    __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+                    if (V == V_C4) {
+                        lo = _mm256_shuffle_epi8(code_u, lo);
+                        hi = _mm256_shuffle_epi8(code_u, hi);
+                    } else {
+                        lo = _mm256_or_si256(lo, ck_fifth_bits(x[s], j));
+                        hi = _mm256_or_si256(hi, ck_fifth_bits(x[s], 4 + j));
+                    }
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(lo, alo));
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
                 }
@@ -112,8 +125,8 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                     }
                 }
             }
-        } else if (V == V_S8) {
-            // u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
+        } else {
+            // V_S8: u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
             __m256i plo[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             __m256i phi[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             UNROLL for (int j = 0; j < 8; j++) {
@@ -127,22 +140,6 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
             }
             UNROLL for (int s = 0; s < 2; s++)
                 dot0[s] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[s], ones), 4), _mm256_madd_epi16(plo[s], ones));
-        } else {
-            // V_U5 (u <= 31): flush every 4 quads.
-            const int flush = 4;
-            __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-            dot0[0] = dot0[1] = dot1[0] = dot1[1] = _mm256_setzero_si256();
-            UNROLL for (int j = 0; j < 8; j++) {
-                const __m256i av = ck_bcast4(aq + 4 * j);
-                UNROLL for (int s = 0; s < 2; s++)
-                    p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s)), av));
-                if (j % flush == flush - 1) {
-                    UNROLL for (int s = 0; s < 2; s++) {
-                        dot0[s] = _mm256_add_epi32(dot0[s], _mm256_madd_epi16(p[s], ones));
-                        p[s] = _mm256_setzero_si256();
-                    }
-                }
-            }
         }
         const __m256 da = _mm256_set1_ps(meta[0]);
         UNROLL for (int s = 0; s < 2; s++) {
@@ -187,7 +184,7 @@ GROUP(g_q4_1, V_U4, 1, 1, CK_SC_F16)
 GROUP(g_q4_K, V_U4, 1, 1, CK_SC_K)
 GROUP(g_q5_K, V_U5C, 1, 1, CK_SC_K)
 GROUP(g_q5_0c, V_U5C, 1, 0, CK_SC_F16)
-GROUP(g_mxfp4, V_U5, 1, 0, CK_SC_F32)
+GROUP(g_mxfp4, V_C4, 1, 0, CK_SC_E8)
 GROUP(g_q6_K, V_Q6, 2, 0, CK_SC_K)
 GROUP(g_q8_0, V_S8, 1, 0, CK_SC_F16)
 GROUP(g_mxint8, V_S8, 1, 0, CK_SC_F32)

@@ -26,21 +26,28 @@ static ck_format_info format_facts(ck_weight_format f) {
     case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
     case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
     // E2M1 values doubled are the integers {0,1,2,3,4,6,8,12} with sign; +12 makes them unsigned.
-    case CK_WF_MXFP4:      return (ck_format_info){32, 17, 1, 0, 1, 0, 12, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
+    // Repacked as the 4-bit codes (packed4), which CK_MXFP4_U turns into those u.
+    case CK_WF_MXFP4:      return (ck_format_info){32, 17, 1, 1, 1, 0, 12, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
     default:               return (ck_format_info){0};
     }
+}
+
+/// Bytes of one repacked row scale in the dw / mw planes: ue8m0 codes, fp16 or fp32.
+static int scale_bytes(const ck_format_info *info) {
+    return info->e8m0_scales ? 1 : info->half_scales ? 2 : 4;
 }
 
 ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
     const int compact5 = f == CK_WF_Q5_0 || f == CK_WF_Q5_K;
+    info.code4 = info.e8m0_scales = f == CK_WF_MXFP4;
     if (info.int8_path) {
         // Q5_0 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
         info.qs_block_bytes = compact5 ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
         info.repacked_block_bytes = (compact5 ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
                                     (info.kscale_rec ? info.kscale_rec / 8   // a record covers 8 blocks
-                                                     : (info.half_scales ? 2 : 4) * CK_R * (info.nsc + info.has_min));
+                                                     : scale_bytes(&info) * CK_R * (info.nsc + info.has_min));
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         info.qs_block_bytes = 32 * CK_R;
         info.repacked_block_bytes = info.qs_block_bytes + CK_R * (int64_t)sizeof(float);
@@ -166,7 +173,7 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     if (f == CK_WF_Q5_0 || f == CK_WF_Q5_K) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
     if (info.int8_path) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // Q5_0: none (see qs_dec)
-        const size_t sb = info.half_scales ? sizeof(ck_half) : sizeof(float);
+        const size_t sb = (size_t)scale_bytes(&info);
         if (info.kscale_rec) {
             *dw_bytes = groups * (nb / 8) * (size_t)info.kscale_rec;
         } else {
@@ -254,7 +261,17 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                 const int64_t row = g * CK_R + r;
                 uint8_t u[32] = {0};
                 float d[2] = {0, 0}, m = 0;
-                if (row < w->n) ck_decode_block32(w->format, (const uint8_t *)w->raw + row * w->raw_row_bytes, b, u, d, &m);
+                uint8_t e8m0 = 0;   // padding rows: codes and scale code 0 (their outputs are not stored)
+                if (row < w->n) {
+                    const uint8_t *raw_row = (const uint8_t *)w->raw + row * w->raw_row_bytes;
+                    if (info.code4) {   // MXFP4: the stored codes and scale code, not u and dw
+                        const ck_block_mxfp4 *x = (const ck_block_mxfp4 *)raw_row + b;
+                        for (int j = 0; j < 16; j++) { u[j] = x->qs[j] & 15; u[j + 16] = x->qs[j] >> 4; }
+                        e8m0 = x->e;
+                    } else {
+                        ck_decode_block32(w->format, raw_row, b, u, d, &m);
+                    }
+                }
                 if (w->qs_dec) {   // Q5_0 compact copy: nibbles, then the bit-sliced fifth bits
                     uint8_t *c = w->qs_dec + (g * nb + b) * CK_Q5_0_COMPACT_BYTES;
                     uint8_t *bits = c + 256 + 32 * (r / 8) + 4 * (r % 8);
@@ -286,6 +303,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = u[4 * j + i];
                 }
                 if (info.kscale_rec) continue;   // the record above holds the scales
+                if (info.e8m0_scales) { ((uint8_t *)w->dw)[di + r] = e8m0; continue; }
                 for (int s = 0; s < info.nsc; s++) {
                     if (info.half_scales) ((ck_half *)w->dw)[di + s * CK_R + r] = ck_fp32_to_fp16(d[s]);
                     else ((float *)w->dw)[di + s * CK_R + r] = d[s];
@@ -313,11 +331,13 @@ void ck_byte_layout_block(const ck_weights *w, int64_t g, int64_t b, uint8_t out
     }
     if (w->qs && !info.packed4) { memcpy(out, w->qs + i0 * 512, 512); return; }
     if (w->qs) {   // packed4: quad j's low nibbles are quad j, its high nibbles quad 4 + j
+        static const uint8_t mxfp4_u[16] = {CK_MXFP4_U}, identity[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        const uint8_t *u = info.code4 ? mxfp4_u : identity;
         const uint8_t *q = w->qs + i0 * 256;
         for (int j = 0; j < 4; j++)
             for (int x = 0; x < 64; x++) {
-                out[64 * j + x] = q[64 * j + x] & 15;
-                out[64 * (4 + j) + x] = q[64 * j + x] >> 4;
+                out[64 * j + x] = u[q[64 * j + x] & 15];
+                out[64 * (4 + j) + x] = u[q[64 * j + x] >> 4];
             }
         return;
     }

@@ -5,9 +5,17 @@
 
 #include "ck_matmul.h"
 
-/// fp32 planes (MX formats), fp16 planes (the fp16-scaled legacy formats), or the K-quants'
-/// records of stored d, dmin and codes (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC).
-enum { CK_SC_F32, CK_SC_F16, CK_SC_K };
+/// fp32 planes (MXINT8), fp16 planes (the fp16-scaled legacy formats), the K-quants' records of
+/// stored d, dmin and codes (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC), or a plane of ue8m0 codes
+/// whose scale is 2^(e - 128) (MXFP4: the block's 2^(e - 127) halved for the doubled values).
+enum { CK_SC_F32, CK_SC_F16, CK_SC_K, CK_SC_E8 };
+
+/// fp32 bits of 2^(e - 128) for a ue8m0 code e, NaN for the NaN code 255: (e - 1) << 23 for
+/// e >= 2, the subnormals 2^-127 and 2^-128 (0x200000 << e) for e = 1 and 0. The SIMD twins
+/// compute the same three cases on vectors.
+static inline uint32_t ck_e8m0_half_bits(uint8_t e) {
+    return e == 255 ? 0x7FC00000u : e >= 2 ? (uint32_t)(e - 1) << 23 : 0x200000u << e;
+}
 
 /// Start of the K-quant record holding 32-block b of group g (nb blocks per row). NSC: 2 for Q6_K.
 static inline const uint8_t *ck_kscale_record(const void *dw, int64_t nb, int64_t g, int64_t b, const int NSC) {

@@ -162,6 +162,34 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
+    /// MXFP4 rows whose blocks hold every E2M1 code (each twice) under every ue8m0 scale code:
+    /// the subnormal scales of codes 0 and 1, the overflowing ones near 254 and the NaN code 255
+    /// (row r's blocks take codes 4r..4r+3, but 255 and 7 trade places, so the NaN block's row is
+    /// finite without it). The kernels keep the 4-bit codes, look them up in
+    /// registers and form 2^(e - 128) from the scale code; every path must equal the reference,
+    /// which decodes the file's blocks, bit for bit at decode and prefill sizes.
+    @Test func mxfp4EveryCodeAndScale() throws {
+        let n = 64, k = 128, blocksPerRow = k / 32
+        var rng = SplitMix64(seed: 79)
+        var blocks: [UInt8] = []
+        for i in 0..<(n * blocksPerRow) {
+            blocks.append(UInt8(i == 7 ? 255 : i == 255 ? 7 : i))   // the scale code: row r, block b -> 4r + b
+            let shift = Int(rng.next() % 16)
+            for j in 0..<16 { blocks.append(UInt8((j + shift) % 16 | ((j + shift + 7) % 16) << 4)) }
+        }
+        let w = try blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: .mxfp4) }
+        for m in [1, 3, 40] {
+            let x = gaussians(m * k, seed: UInt64(m))
+            let ref = runMatmul(w, x, m: m, path: .ref)
+            #expect(ref[0] != 0 && ref[0].magnitude < 0x1p-100 && ref[1].isNaN)   // the extremes are exercised
+            for path in simdPaths {
+                let y = runMatmul(w, x, m: m, path: path, threads: 2)
+                let differ = (0..<(m * n)).filter { !(y[$0].isNaN && ref[$0].isNaN) && y[$0].bitPattern != ref[$0].bitPattern }
+                #expect(differ.isEmpty, "\(path) m=\(m): \(differ.count) differ, first \(differ.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
+            }
+        }
+    }
+
     /// accumulate: y += x·Wᵀ equals the overwrite result added to the old y, on every path (19
     /// rows: the AMX tiles too).
     @Test(arguments: [WeightFormat.q4_1, .q6_K, .q8_0, .f32])
@@ -197,9 +225,10 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
-    /// Decode streams the repacked bytes, so for the fp16-scaled GGUF formats the repacked layout
-    /// is exactly as large as the original blocks (N a multiple of 16).
-    @Test(arguments: [WeightFormat.q4_0, .q4_1, .q8_0])
+    /// Decode streams the repacked bytes, so for the fp16-scaled GGUF formats and MXFP4 (its 4-bit
+    /// codes and ue8m0 scale codes) the repacked layout is exactly as large as the original blocks
+    /// (N a multiple of 16).
+    @Test(arguments: [WeightFormat.q4_0, .q4_1, .q8_0, .mxfp4])
     func repackedIsNoLargerThanOriginal(_ format: WeightFormat) throws {
         let w = try randomWeights(format, n: 64, k: 576, seed: 1)
         #expect(w.repackedByteCount == w.byteCount)
