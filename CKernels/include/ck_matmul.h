@@ -254,7 +254,8 @@ ck_kernel_path ck_best_kernel_path(void);
 int ck_kernel_path_supported(int p);
 /// The active path: the override if set, else QUANTA_KERNEL_PATH=ref|avx2|avx512|amx|avx512-emu|
 /// amx-emu|neon|dotprod|i8mm (read once), else the best supported. A request the CPU cannot run
-/// is lowered to the best supported path.
+/// is lowered to the best supported path. Resolved at first use and by ck_kernel_path_set only,
+/// so a call reads it with one load (the CPU's paths are probed once too).
 ck_kernel_path ck_kernel_path_get(void);
 /// Forces a path (-1 clears the override). Returns the path actually in effect.
 ck_kernel_path ck_kernel_path_set(int path);

@@ -29,7 +29,9 @@ static int cpu_has_avx512(void) {
 }
 #endif
 
-int ck_kernel_path_supported(int p) {
+/// Whether this CPU (and OS) runs path p, asked of CPUID / the AMX permission / the ARM feature
+/// report. Called once per path, by supported_paths.
+static int probe_path(int p) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
 #endif
@@ -48,6 +50,23 @@ int ck_kernel_path_supported(int p) {
     }
 }
 
+/// Bit p: path p runs here. Probed on first use (the answer never changes), -1 before.
+static _Atomic int supported_mask = -1;
+
+static int supported_paths(void) {
+    int mask = atomic_load_explicit(&supported_mask, memory_order_relaxed);
+    if (mask < 0) {   // racing first calls compute the same mask
+        mask = 0;
+        for (int p = 0; p < CK_PATH_COUNT; p++) mask |= (probe_path(p) != 0) << p;
+        atomic_store(&supported_mask, mask);
+    }
+    return mask;
+}
+
+int ck_kernel_path_supported(int p) {
+    return p >= 0 && p < CK_PATH_COUNT && (supported_paths() >> p & 1);
+}
+
 ck_kernel_path ck_best_kernel_path(void) {
     static const ck_kernel_path fastest_first[] = {CK_PATH_AMX, CK_PATH_AVX512, CK_PATH_AVX2,
                                                    CK_PATH_I8MM, CK_PATH_DOTPROD, CK_PATH_NEON};
@@ -56,9 +75,7 @@ ck_kernel_path ck_best_kernel_path(void) {
     return CK_PATH_REF;
 }
 
-/// -2: not initialised yet; -1: no override; else the forced path.
-static _Atomic int override_path = -2;
-
+/// QUANTA_KERNEL_PATH's path, -1 when unset or unknown (read by the first resolution only).
 static int env_path(void) {
     const char *s = getenv("QUANTA_KERNEL_PATH");
     if (!s) return -1;
@@ -67,19 +84,27 @@ static int env_path(void) {
     return -1;
 }
 
+/// The path a request (-1: none) resolves to on this CPU.
+static ck_kernel_path resolve(int requested) {
+    return ck_kernel_path_supported(requested) ? (ck_kernel_path)requested : ck_best_kernel_path();
+}
+
+/// The active path, resolved once (first use: QUANTA_KERNEL_PATH's path or the best) and again
+/// only by ck_kernel_path_set; -1 before the first use. Every call that names no path
+/// reads it with one load.
+static _Atomic int active_path = -1;
 ck_kernel_path ck_kernel_path_get(void) {
-    int p = atomic_load(&override_path);
-    if (p == -2) {
-        int expected = -2;
-        atomic_compare_exchange_strong(&override_path, &expected, env_path());
-        p = atomic_load(&override_path);
-    }
-    return p >= 0 && p < CK_PATH_COUNT && ck_kernel_path_supported(p) ? (ck_kernel_path)p : ck_best_kernel_path();
+    const int p = atomic_load_explicit(&active_path, memory_order_relaxed);
+    if (p >= 0) return (ck_kernel_path)p;
+    int expected = -1;   // QUANTA_KERNEL_PATH is read here, once: a set before the first use skips it
+    atomic_compare_exchange_strong(&active_path, &expected, (int)resolve(env_path()));
+    return (ck_kernel_path)atomic_load(&active_path);
 }
 
 ck_kernel_path ck_kernel_path_set(int path) {
-    atomic_store(&override_path, path < 0 ? -1 : path);
-    return ck_kernel_path_get();
+    const ck_kernel_path p = resolve(path);   // -1: no override, the best path
+    atomic_store(&active_path, (int)p);
+    return p;
 }
 
 // MARK: - Tables
@@ -230,6 +255,5 @@ const ck_path_kernels *ck_kernels(ck_kernel_path p) {
 }
 
 const ck_path_kernels *ck_kernels_for_path(int path) {
-    if (path < 0) return ck_kernels(ck_kernel_path_get());
-    return ck_kernels(ck_kernel_path_supported(path) ? (ck_kernel_path)path : ck_best_kernel_path());
+    return &tables[path < 0 ? ck_kernel_path_get() : resolve(path)];
 }

@@ -66,6 +66,16 @@ import Foundation
         #expect(KernelPath.active.isSupported)
     }
 
+    /// A call that names a path runs that path's table when this CPU runs it, else the best
+    /// path's; a call that names none runs the active path's (resolved once, not per call).
+    @Test func namedPathsResolveToTheirTableOrTheBest() {
+        for path in KernelPath.allCases {
+            let table = ck_kernels_for_path(path.rawValue)!.pointee
+            #expect(table.path.rawValue == UInt32(path.isSupported ? path.rawValue : KernelPath.best.rawValue), "\(path)")
+        }
+        #expect(ck_kernels_for_path(-1)!.pointee.path.rawValue == UInt32(KernelPath.active.rawValue))
+    }
+
     /// Where Linux lists AMX-TILE and AMX-INT8 in /proc/cpuinfo, the native AMX path is supported
     /// (CPUID and the tile-data permission), so the kernel tests run the real tiles there and not
     /// only the emulated model.
