@@ -67,7 +67,8 @@ static inline float e8m0_scaled(uint8_t e, int shift) {
 }
 
 void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw) {
-    const ck_format_info info = ck_weight_format_info(f);
+    // Called per row and 32-block at load: only the offset, not the derived sizes.
+    const int off = format_facts(f).off;
     dw[1] = 0.0f;
     *mw = 0.0f;
     switch (f) {
@@ -162,7 +163,7 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
         dw[0] = 0.0f;
         return;
     }
-    *mw = dw[0] * (float)(-info.off);
+    *mw = dw[0] * (float)(-off);
 }
 
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
