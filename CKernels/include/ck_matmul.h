@@ -331,10 +331,10 @@ typedef struct ck_path_kernels {
     void (*rms_norm_vectors)(const float *x, const float *w, float *y, int64_t count, int64_t width, float eps);
     /// One fp32 row of n values into a KV cache row, by ck_kv_format.
     void (*kv_store[CK_KV_FORMAT_COUNT])(const float *x, void *row, int64_t n);
-    /// Attention of one (query row, head) pair (attention_heads.h), by cache format: decode rows
-    /// that do not go split-K and batches of 2-3 rows.
+    /// Attention of one (query row, head) pair (attention_heads.h), by cache format: decoded rows
+    /// that do not go split-K.
     void (*attention_head[CK_KV_FORMAT_COUNT])(const struct ck_head_job *);
-    /// Prefill attention (rows >= 4): the blocked kernel (attention_tiled.h).
+    /// Prefill attention (prompt rows, any count): the blocked kernel (attention_tiled.h).
     ck_attention_rows_kernel attention_prefill;
     /// The split-K decode unit (attention_split_unit.h), by cache format.
     void (*attention_split[CK_KV_FORMAT_COUNT])(const struct ck_range_job *);
@@ -349,7 +349,7 @@ typedef struct ck_path_kernels {
                                   int64_t, struct ck_row_prefetch *);
     /// Its weighted values over a q8_0 cache in integer arithmetic, with the integer scores.
     void (*attention_values_q8_0)(const int32_t *, const float *, const float *, int32_t *, float *, float *, int64_t, int64_t,
-                                  int64_t, struct ck_row_prefetch *);
+                                  int64_t, const float *, struct ck_row_prefetch *);
     /// The prefill attention's online softmax per chunk at this path's width (attention_tiles.h).
     void (*attention_softmax)(float *, float *, int64_t, int64_t, int64_t, int64_t, int, const int32_t *, const int32_t *, float *,
                               float *);

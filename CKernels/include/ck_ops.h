@@ -120,6 +120,14 @@ void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64
                       const int64_t *positions, uint8_t *k_cache, uint8_t *v_cache, int64_t row_bytes, int nthreads,
                       int path);
 
+/// What an attention call's query rows are. The kind, never the row count, picks the kernel,
+/// so a prompt's rows give the same bits whatever the prefill chunk size, and a decoded row the
+/// same bits alone or beside other sequences' rows.
+typedef enum {
+    CK_ROWS_DECODED = 0,   ///< tokens the model produced, one decode step each
+    CK_ROWS_PROMPT = 1,    ///< tokens prefilled (a prompt, or any chunk of one)
+} ck_attention_rows;
+
 /// Causal (optionally sliding-window) grouped-query attention of a batch of query rows against
 /// one layer's KV cache.
 ///   q        [rows][q_stride]; head h of row r at q + r*q_stride + h*head_dim (already scaled)
@@ -130,11 +138,13 @@ void ck_kv_store_rows(ck_kv_format format, const float *k, const float *v, int64
 ///   out      [rows][out_stride], same head layout as q
 ///   scratch  nthreads blocks of scratch_stride floats (ck_attention_scratch_floats(capacity,
 ///            head_dim) with capacity > every position; at least max position + 1 + head_dim)
-/// Query head h reads KV head h / (heads / kv_heads). Decode of one row runs split-K
-/// (ck_attention_split_k), except over an fp16 cache with fewer than CK_SPLIT_MIN_POSITIONS
-/// visible positions; that and 2-3 rows split the work over (row, head) pairs; prefill over
-/// blocks of rows x the query heads sharing a KV head. No choice and no sum depends on nthreads:
-/// the result is the same bits on any thread count.
+///   kind     what the rows are (ck_attention_rows), which picks the kernel
+/// Query head h reads KV head h / (heads / kv_heads). Prompt rows run the blocked prefill kernel
+/// over blocks of rows x the query heads sharing a KV head, however many rows the call has; each
+/// decoded row runs alone: split-K (ck_attention_split_k), except over an fp16 cache with fewer
+/// than CK_SPLIT_MIN_POSITIONS visible positions, where (row, head) pairs are the units. No choice
+/// depends on the row count or on nthreads, and no row's sums on the other rows of the call: a
+/// row's output is the same bits in any batch, chunk or thread count.
 typedef struct {
     const float *q; int64_t q_stride;
     const uint8_t *k, *v; int64_t row_bytes; ck_kv_format format;
@@ -142,6 +152,7 @@ typedef struct {
     int64_t heads, kv_heads, head_dim, window;
     float *out; int64_t out_stride;
     float *scratch; int64_t scratch_stride;
+    ck_attention_rows kind;
 } ck_attention_desc;
 
 /// With the kernels of `path` (a ck_kernel_path, or -1 for the active one; a path this CPU
@@ -160,7 +171,7 @@ void ck_attention(const ck_attention_desc *d, int nthreads, int path);
 /// multiples of 8, 16 lanes on the AVX-512 paths for multiples of 16; the block formats'
 /// head_dim is a multiple of 32).
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads);
-/// The prefill attention of ck_attention (rows >= 4: the blocked kernel) on an explicit kernel path (a ck_kernel_path), so tests can compare
+/// The prefill attention of ck_attention (prompt rows: the blocked kernel) on an explicit kernel path (a ck_kernel_path), so tests can compare
 /// paths: returns 0 (doing nothing) when the path is not supported here.
 int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path);
 /// ck_attention on an explicit kernel path (a ck_kernel_path), every kernel it chooses from that

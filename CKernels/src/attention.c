@@ -1,9 +1,11 @@
 // Grouped-query attention over the KV cache (ck_ops.h): chooses the kernel, the active path's
-// table supplies it. Prefill (>= CK_TILED_MIN_ROWS rows) runs the table's prefill attention (the
-// blocked kernel of attention_tiled.c on the SIMD paths); one decode row runs split-K
-// (attention_split.c) except over a short fp16 context; there, for 2-3 rows, and for a decode
-// row with too little scratch, one (query row, head) pair is the unit of work
-// (attention_heads.c). The choice never depends on the thread count, so neither do the results.
+// table supplies it. The rows' kind decides, never their count: prompt rows run the table's
+// prefill attention (the blocked kernel of attention_tiled.c, whose every row's sums depend on
+// that row alone), each decoded row runs alone, split-K (attention_split.c) except over a short
+// fp16 context, where one (query row, head) pair is the unit of work (attention_heads.c), as it
+// is for a decode row with too little scratch. So a prompt row gives the same bits in a chunk of
+// 1 or 512 rows, and a decoded row the same bits whichever rows share its call. No choice depends
+// on the thread count, so neither do the results.
 #pragma STDC FP_CONTRACT OFF
 #include "ck_ops.h"
 #include "ck_matmul.h"
@@ -11,20 +13,17 @@
 #include "attention_split_unit.h"
 #include "attention_tiled.h"
 
-/// Query rows from which the prefill attention takes over.
-#define CK_TILED_MIN_ROWS 4
-
-/// Positions query row 0 sees (its window, or everything up to it).
+/// Positions the one query row of d sees (its window, or everything up to it).
 static int64_t visible(const ck_attention_desc *d) {
     const int64_t all = d->positions[0] + 1;
     return d->window > 0 && d->window < all ? d->window : all;
 }
 
-/// Whether one decode row goes split-K: block formats always (their only SIMD decode kernel);
-/// fp16 from CK_SPLIT_MIN_POSITIONS visible positions (below, the per-head kernel's one pass
-/// costs less than split-K's ranges and merge). The positions decide, never the thread count.
+/// Whether a decoded row (d of one row) goes split-K: block formats always (their only SIMD
+/// decode kernel); fp16 from CK_SPLIT_MIN_POSITIONS visible positions (below, the per-head
+/// kernel's one pass costs less than split-K's ranges and merge). Its positions decide.
 static int wants_split(const ck_attention_desc *d) {
-    return d->rows == 1 && (d->format != CK_KV_F16 || visible(d) >= CK_SPLIT_MIN_POSITIONS);
+    return d->format != CK_KV_F16 || visible(d) >= CK_SPLIT_MIN_POSITIONS;
 }
 
 int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
@@ -35,11 +34,21 @@ int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
     return most > per_head ? most : per_head;
 }
 
-/// ck_attention with kernel table k, resolved once by the caller.
+/// ck_attention with kernel table k, resolved once by the caller. Decoded rows one call each
+/// (the engine's decode steps bring one per sequence and cache anyway).
 static void attention_with(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
-    if (wants_split(d) && ck_attention_split_k_with(d, nthreads, k)) return;
-    if (d->rows >= CK_TILED_MIN_ROWS) k->attention_prefill(d, nthreads, k);
-    else ck_attention_heads(d, nthreads, k);
+    if (d->kind == CK_ROWS_PROMPT) {
+        k->attention_prefill(d, nthreads, k);
+        return;
+    }
+    for (int64_t r = 0; r < d->rows; r++) {
+        ck_attention_desc one = *d;
+        one.q = d->q + r * d->q_stride;
+        one.out = d->out + r * d->out_stride;
+        one.positions = d->positions + r;
+        one.rows = 1;
+        if (!(wants_split(&one) && ck_attention_split_k_with(&one, nthreads, k))) ck_attention_heads(&one, nthreads, k);
+    }
 }
 
 void ck_attention(const ck_attention_desc *d, int nthreads, int path) { attention_with(d, nthreads, ck_kernels_for_path(path)); }

@@ -1,5 +1,5 @@
 // The per-(row, head) attention kernel over an fp16 cache (attention_heads.h) for the ARM64 paths:
-// decode rows under CK_SPLIT_MIN_POSITIONS visible positions and batches of 2-3 rows. The order
+// decoded rows under CK_SPLIT_MIN_POSITIONS visible positions. The order
 // of ck_attention_head_f16_avx2, which ref spells out (ck_attention_head_f16_ref,
 // attention_ref.c), so its bits are ref's and the x86 paths':
 //   scores  positions from the first visible one in groups of eight: one FMA chain per lane

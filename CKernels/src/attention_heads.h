@@ -1,6 +1,6 @@
 // Private to the attention kernels: attention one (query row, head) pair at a time
-// (attention_heads.c): decode rows that do not go split-K, batches of 2-3 rows, and prefill on the
-// reference path.
+// (attention_heads.c): decoded rows that do not go split-K, and prompt rows the blocked kernel
+// cannot take (a head dim that is not a multiple of 8).
 #ifndef CK_ATTENTION_HEADS_H
 #define CK_ATTENTION_HEADS_H
 

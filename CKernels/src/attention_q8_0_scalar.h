@@ -151,13 +151,35 @@ Q8S_INLINE void q8s_scores(const int16_t *kc, const float *ks, const int16_t *qt
     }
 }
 
+/// The V block bounds of a masked chunk per lane (attention_values_q8_0_fn's `bound`): for lanes
+/// 0..lanes-1 and blocks 0..nb-1, the largest |vs[p][b]| among the chunk's positions p0 + p in
+/// [first[lane], last[lane]] (0 when it sees none), into bound[b * QL + lane].
+Q8S_INLINE void q8s_lane_bounds(const float *vs, int64_t n, int64_t nb, int64_t p0, const int32_t *first, const int32_t *last,
+                                int64_t lanes, float *bound) {
+    for (int64_t l = 0; l < lanes; l++) {
+        const int64_t lo = first[l] > p0 ? first[l] - p0 : 0, hi = last[l] - p0 < n - 1 ? last[l] - p0 : n - 1;
+        for (int64_t b = 0; b < nb; b++) {
+            float m = 0;
+            for (int64_t p = lo; p <= hi; p++) m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m;
+            bound[b * QL + l] = m;
+        }
+    }
+}
+
+/// One lane's factors for block bound m: 32767 / m (0 for an all-zero block) and m / 32767.
+Q8S_INLINE void q8s_bound_factors(float m, float *fs, float *back) {
+    *fs = m > 0 ? 32767.0f / m : 0.0f;
+    *back = m / 32767.0f;
+}
+
 /// attention_values_q8_0_fn: the chunk's weights times each V block's scale rounded to int16 and
-/// paired by position against the bound wmax[lane] * vsmax[b], as two multiplies per weight and
-/// block, (w * (1 / wmax)) * (vs[p][b] * (32767 / vsmax[b])), scaled back by ws[b][lane] =
-/// wmax * (vsmax / 32767); then per lane and dim of block b one exact int32 sum over the pairs,
-/// o = fma(sum, ws[b][lane], o).
+/// paired by position against the bound wmax[lane] * vsmax[b][lane], as two multiplies per weight
+/// and block, (w * (1 / wmax)) * (vs[p][b] * (32767 / vsmax[b][lane])), scaled back by
+/// ws[b][lane] = wmax * (vsmax / 32767); then per lane and dim of block b one exact int32 sum over
+/// the pairs, o = fma(sum, ws[b][lane], o). vsmax[b][lane] is bound[b * QL + lane]; with bound
+/// NULL (every lane sees every position of the chunk) the chunk's largest |vs[p][b]| for all.
 Q8S_INLINE void q8s_values(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o, int64_t n,
-                           int64_t hd, int64_t nl) {
+                           int64_t hd, int64_t nl, const float *bound) {
     const int64_t np = (n + 1) / 2, nb = hd / 32;
     float wmax[QL], inv[QL];
     for (int64_t l = 0; l < nl; l++) {
@@ -167,10 +189,28 @@ Q8S_INLINE void q8s_values(const int32_t *vp, const float *vs, const float *w, i
         inv[l] = mx > 0 ? 1.0f / mx : 0.0f;
     }
     for (int64_t b = 0; b < nb; b++) {
+        if (bound) {
+            float fs[QL];
+            for (int64_t l = 0; l < nl; l++) {
+                float back;
+                q8s_bound_factors(bound[b * QL + l], fs + l, &back);
+                ws[b * QL + l] = wmax[l] * back;
+            }
+            for (int64_t pp = 0; pp < np; pp++) {
+                const int64_t p = 2 * pp, second = p + 1 < n;
+                const float v0 = vs[p * nb + b], v1 = second ? vs[(p + 1) * nb + b] : 0.0f;
+                for (int64_t l = 0; l < nl; l++) {
+                    const float w0 = w[p * QL + l] * inv[l], w1 = second ? w[(p + 1) * QL + l] * inv[l] : 0.0f;
+                    const uint32_t x0 = (uint16_t)q8s_round16(w0 * (v0 * fs[l])), x1 = (uint16_t)q8s_round16(w1 * (v1 * fs[l]));
+                    wp[(b * np + pp) * QL + l] = (int32_t)(x0 | x1 << 16);
+                }
+            }
+            continue;
+        }
         float m = 0;
         for (int64_t p = 0; p < n; p++) m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m;
-        const float fs = m > 0 ? 32767.0f / m : 0.0f;   // 0 for an all-zero block
-        const float back = m / 32767.0f;
+        float fs, back;
+        q8s_bound_factors(m, &fs, &back);
         for (int64_t l = 0; l < nl; l++) ws[b * QL + l] = wmax[l] * back;
         for (int64_t pp = 0; pp < np; pp++) {
             const int64_t p = 2 * pp, second = p + 1 < n;

@@ -263,9 +263,9 @@ void ck_attention_scores_q8_0_ref(const int16_t *kc, const float *ks, const int1
 }
 
 void ck_attention_values_q8_0_ref(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
-                                  int64_t n, int64_t hd, int64_t nl, row_prefetch *pf) {
+                                  int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf) {
     (void)pf;
-    q8s_values(vp, vs, w, wp, ws, o, n, hd, nl);
+    q8s_values(vp, vs, w, wp, ws, o, n, hd, nl, bound);
 }
 
 void ck_attention_rows_ref(const ck_attention_desc *d, const uint8_t *base, int64_t p0, int64_t n, float *dst) {

@@ -6,7 +6,8 @@
 // query heads of g's group (lane i = row r0 + i / HG, head hg0 + i % HG). Per unit:
 //   Qt[d][QL]        the queries transposed (queries in lanes), built once;
 //   O[QL][hd]        the weighted value sums so far;
-// then per chunk of CP positions (flash attention's online softmax, everything in L1/L2):
+// then per chunk of CP positions, chunks ending at absolute multiples of CP so that a query's
+// chunks do not depend on the rows beside it (flash attention's online softmax, all in L1/L2):
 //   K rows decoded to fp32 (Kc[CP][hd]), S[p][QL] = sum_d Kc[p][d] * Qt[d] as one FMA per
 //   (p, d, 8 lanes), d in order (the reference's dot order);
 //   per lane: running max m and sum l; when the chunk raises m, l and O are scaled by
@@ -250,12 +251,12 @@ T256 void ck_attention_scores_q8_0_avx2(const int16_t *kc, const float *ks, cons
     else q8s_scores(kc, ks, qt, qs, s, cn, hd, nl);
 }
 T256 void ck_attention_values_q8_0_avx2(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
-                                        int64_t n, int64_t hd, int64_t nl, row_prefetch *pf) {
+                                        int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf) {
     prefetch_spread(pf, 1);
     prefetch_step(pf);
-    if (hd == 64) q8s_values(vp, vs, w, wp, ws, o, n, 64, nl);
-    else if (hd == 256) q8s_values(vp, vs, w, wp, ws, o, n, 256, nl);
-    else q8s_values(vp, vs, w, wp, ws, o, n, hd, nl);
+    if (hd == 64) q8s_values(vp, vs, w, wp, ws, o, n, 64, nl, bound);
+    else if (hd == 256) q8s_values(vp, vs, w, wp, ws, o, n, 256, nl, bound);
+    else q8s_values(vp, vs, w, wp, ws, o, n, hd, nl, bound);
 }
 
 #endif
@@ -285,6 +286,14 @@ typedef struct {
 INLINE void query_lane_q8_0(const float *q, int64_t hd, int16_t *tmp, int16_t *qt16, float *qs, int64_t i) {
     q8s_quantize_query(q, hd, tmp, qs + i);
     for (int64_t dd = 0; dd < hd; dd++) qt16[dd / 2 * 2 * QL + 2 * i + dd % 2] = tmp[dd];
+}
+
+/// Rows of the chunk from position p0 (the unit's positions end at pmax): chunks end at absolute
+/// multiples of CP, so every lane sees its positions cut into the same chunks whichever rows share
+/// its unit (its row's result depends on that row alone, in a prefill chunk of any size).
+INLINE int64_t chunk_rows(int64_t p0, int64_t pmax) {
+    const int64_t end = (p0 / CP + 1) * CP;
+    return (end <= pmax ? end : pmax + 1) - p0;
 }
 
 /// One unit: KV head g, query heads hg0..hg0+hg-1 of its group, query rows r0..r0+nr-1. HD: the
@@ -326,7 +335,7 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
         }
     }
     const uint8_t *kbase = d->k + ck_kv_row_bytes(d->format, g * hd), *vbase = d->v + ck_kv_row_bytes(d->format, g * hd);
-    const int64_t npos = pmax - pmin + 1, nl = nv * 8;
+    const int64_t nl = nv * 8, lanes16 = (nv * 8 + 15) / 16 * 16;
     // Positions [all_from, all_to] are visible to every lane (at depth, nearly all of them):
     // chunks inside it skip the mask.
     int64_t all_from = pmin, all_to = pmax;
@@ -338,11 +347,14 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
     for (int64_t i = 0; i < nl; i++) { run_max[i] = -INFINITY; run_sum[i] = 0; }
     memset(o, 0, (size_t)(nl * hd) * sizeof *o);
 
-    row_prefetch pf = prefetch_plan(d, kbase, pmin, npos < CP ? npos : CP);
+    // Over q8_0, a masked chunk's V block bounds per lane (the largest scale among the positions
+    // the lane sees), so that no lane's rounding depends on positions only other lanes see.
+    float lane_bound[int_phases ? (hd / 32) * QL : 1];
+    row_prefetch pf = prefetch_plan(d, kbase, pmin, chunk_rows(pmin, pmax));
     prefetch_spread(&pf, 1);
     prefetch_step(&pf);
-    for (int64_t c0 = 0; c0 < npos; c0 += CP) {
-        const int64_t cn = npos - c0 < CP ? npos - c0 : CP, p0 = pmin + c0;
+    for (int64_t p0 = pmin, cn; p0 <= pmax; p0 += cn) {
+        cn = chunk_rows(p0, pmax);
         const int masked = p0 < all_from || p0 + cn - 1 > all_to;
 
         // Scores of the chunk's positions.
@@ -360,15 +372,16 @@ INLINE void unit(const ck_attention_desc *d, int64_t g, int64_t hg0, int64_t hg,
         ph->softmax(s, o, cn, hd, nl, p0, masked, first, last, run_max, run_sum);
 
         // Weighted values.
-        const int64_t next = npos - c0 - CP < CP ? npos - c0 - CP : CP;   // rows of the next chunk
+        const int64_t next = p0 + cn <= pmax ? chunk_rows(p0 + cn, pmax) : 0;   // rows of the next chunk
         if (int_phases) {
             if (simd) decode_pairs_q8_0(d, vbase, p0, cn, vp, vs);
             else q8s_decode_pairs(vbase, d->row_bytes, hd, p0, cn, vp, vs);
-            pf = prefetch_plan(d, kbase, p0 + CP, next);
-            ph->values_q8_0(vp, vs, s, wp, ws, o, cn, hd, nl, &pf);
+            if (masked) q8s_lane_bounds(vs, cn, hd / 32, p0, first, last, lanes16, lane_bound);
+            pf = prefetch_plan(d, kbase, p0 + cn, next);
+            ph->values_q8_0(vp, vs, s, wp, ws, o, cn, hd, nl, masked ? lane_bound : NULL, &pf);
         } else {
             ph->rows(d, vbase, p0, cn, kv);
-            pf = prefetch_plan(d, kbase, p0 + CP, next);
+            pf = prefetch_plan(d, kbase, p0 + cn, next);
             ph->values(kv, s, o, cn, hd, nl, &pf);
         }
     }

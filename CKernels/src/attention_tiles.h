@@ -57,12 +57,14 @@ typedef void (*attention_scores_q8_0_fn)(const int16_t *kc, const float *ks, con
 
 /// The weighted values of one chunk over a q8_0 cache in integer arithmetic: w[p][lane] (n
 /// positions) times each V block's scale vs[p][b] ([n][hd/32]) rounded to int16 into wp (pairs
-/// of positions, [hd/32][(n+1)/2][QL] int32) with the scales back in ws ([hd/32][QL]); then
+/// of positions, [hd/32][(n+1)/2][QL] int32) against the lane's largest weight times the block's
+/// bound: bound[b * QL + lane] (a masked chunk: the largest scale the lane sees), or with bound
+/// NULL the chunk's largest scale for every lane; the scales back in ws ([hd/32][QL]); then
 /// o[lane][dim] += ws[b][lane] * sum_pp wp[b][pp][lane] . vp[pp][dim] for the dims of block b,
 /// where each int32 of vp holds the int16 codes of positions 2pp (low half) and 2pp + 1 (high
 /// half) at one dim ([(n+1)/2][hd]). The pair sums are exact in int32 (n <= 32: below 2^28).
 typedef void (*attention_values_q8_0_fn)(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
-                                         int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+                                         int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf);
 
 /// The online softmax of one chunk, between the two phases: per lane below nl (a multiple of 8),
 /// the chunk's largest score among the positions the lane sees (p0 + p in [first, last]; all of
@@ -89,11 +91,11 @@ void ck_attention_softmax_ref(float *s, float *o, int64_t cn, int64_t hd, int64_
 void ck_attention_scores_q8_0_ref(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
                                   int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_q8_0_ref(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
-                                  int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+                                  int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf);
 void ck_attention_scores_q8_0_avx2(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
                                    int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_q8_0_avx2(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
-                                   int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+                                   int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf);
 
 /// 16-lane versions, native and compiled against SIMDe, named by the AVX-512 paths' kernel
 /// tables; a head_dim that is not a multiple of 16 they hand to the 8-lane ones. Every output is
@@ -107,9 +109,9 @@ void ck_attention_scores_q8_0_avx512(const int16_t *kc, const float *ks, const i
 void ck_attention_scores_q8_0_avx512_emu(const int16_t *kc, const float *ks, const int16_t *qt, const float *qs, float *s,
                                          int64_t cn, int64_t hd, int64_t nl, row_prefetch *pf);
 void ck_attention_values_q8_0_avx512(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
-                                     int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+                                     int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf);
 void ck_attention_values_q8_0_avx512_emu(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
-                                         int64_t n, int64_t hd, int64_t nl, row_prefetch *pf);
+                                         int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf);
 void ck_attention_softmax_avx512(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,
                                  const int32_t *first, const int32_t *last, float *run_max, float *run_sum);
 void ck_attention_softmax_avx512_emu(float *s, float *o, int64_t cn, int64_t hd, int64_t nl, int64_t p0, int masked,

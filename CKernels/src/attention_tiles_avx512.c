@@ -11,6 +11,7 @@
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 #include <math.h>
 #include "attention_tiles.h"
+#include "attention_q8_0_scalar.h"
 
 #include "avx512_target.h"
 #include "avx512_exp.h"
@@ -185,8 +186,11 @@ T512 INLINE void values_q8_0_hd(const int32_t *vp, const int32_t *wp, const floa
 /// multiplies per weight and block: (w * (1 / wmax)) * (vs[p][b] * 32767 / vsmax[b]). Both factors
 /// are at most 1 + 2^-23 and 32767 (1 + 2^-23), so no product rounds past 32767; vcvtps2dq rounds
 /// to nearest even. (A bound per lane and block, with its own pass over the products, took as
-/// long as the integer values saved.)
-T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_t nb, int64_t nl, int32_t *wp, float *ws) {
+/// long as the integer values saved.) A masked chunk brings its block bounds per lane (bound,
+/// q8s_lane_bounds): then the second factor is vs[p][b] * (32767 / bound[b][lane]), one more
+/// multiply, as q8s_values has it.
+T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_t nb, int64_t nl, const float *bound, int32_t *wp,
+                              float *ws) {
     const int64_t np = (n + 1) / 2, nv = (nl + 15) / 16;   // nv <= 3 (QL = 48 lanes)
     const __m512i low = _mm512_set1_epi32(0xFFFF);
     __m512 wmax[3], inv[3];
@@ -196,13 +200,20 @@ T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_
         wmax[v] = mx;
         inv[v] = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(mx, _mm512_setzero_ps(), _CMP_GT_OQ), _mm512_set1_ps(1.0f), mx);
     }
-    float fs[nb];   // 32767 / vsmax[b] (0 for an all-zero block)
+    float fs[bound ? 1 : nb];   // 32767 / vsmax[b] (0 for an all-zero block)
+    float lane_fs[bound ? nb * QL : 1];   // 32767 / bound[b][lane], lanes up to 16 nv
     for (int64_t b = 0; b < nb; b++) {
-        float m = 0;
+        if (bound) {
+            float back[QL];
+            for (int64_t l = 0; l < 16 * nv; l++) q8s_bound_factors(bound[b * QL + l], lane_fs + b * QL + l, back + l);
+            for (int64_t v = 0; v < nv; v++)
+                _mm512_storeu_ps(ws + b * QL + 16 * v, _mm512_mul_ps(wmax[v], _mm512_loadu_ps(back + 16 * v)));
+            continue;
+        }
+        float m = 0, back;
         for (int64_t p = 0; p < n; p++) m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m;
-        fs[b] = m > 0 ? 32767.0f / m : 0.0f;
-        const __m512 back = _mm512_set1_ps(m / 32767.0f);
-        for (int64_t v = 0; v < nv; v++) _mm512_storeu_ps(ws + b * QL + 16 * v, _mm512_mul_ps(wmax[v], back));
+        q8s_bound_factors(m, fs + b, &back);
+        for (int64_t v = 0; v < nv; v++) _mm512_storeu_ps(ws + b * QL + 16 * v, _mm512_mul_ps(wmax[v], _mm512_set1_ps(back)));
     }
     for (int64_t pp = 0; pp < np; pp++) {
         const int64_t p = 2 * pp, second = p + 1 < n;
@@ -210,8 +221,18 @@ T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_
             const __m512 w0 = _mm512_mul_ps(_mm512_loadu_ps(w + p * QL + 16 * v), inv[v]);
             const __m512 w1 = second ? _mm512_mul_ps(_mm512_loadu_ps(w + (p + 1) * QL + 16 * v), inv[v]) : _mm512_setzero_ps();
             for (int64_t b = 0; b < nb; b++) {
-                const __m512i x0 = _mm512_cvtps_epi32(_mm512_mul_ps(w0, _mm512_set1_ps(vs[p * nb + b] * fs[b])));
-                const __m512i x1 = _mm512_cvtps_epi32(_mm512_mul_ps(w1, _mm512_set1_ps(second ? vs[(p + 1) * nb + b] * fs[b] : 0.0f)));
+                const float v0 = vs[p * nb + b], v1 = second ? vs[(p + 1) * nb + b] : 0.0f;
+                __m512 f0, f1;
+                if (bound) {
+                    const __m512 lf = _mm512_loadu_ps(lane_fs + b * QL + 16 * v);
+                    f0 = _mm512_mul_ps(_mm512_set1_ps(v0), lf);
+                    f1 = _mm512_mul_ps(_mm512_set1_ps(v1), lf);
+                } else {
+                    f0 = _mm512_set1_ps(v0 * fs[b]);
+                    f1 = _mm512_set1_ps(v1 * fs[b]);
+                }
+                const __m512i x0 = _mm512_cvtps_epi32(_mm512_mul_ps(w0, f0));
+                const __m512i x1 = _mm512_cvtps_epi32(_mm512_mul_ps(w1, f1));
                 _mm512_storeu_si512(wp + (b * np + pp) * QL + 16 * v, _mm512_or_si512(_mm512_and_si512(x0, low), _mm512_slli_epi32(x1, 16)));
             }
         }
@@ -219,9 +240,9 @@ T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_
 }
 
 T512 void ck_attention_values_q8_0_avx512(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
-                                          int64_t n, int64_t hd, int64_t nl, row_prefetch *pf) {
+                                          int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf) {
     const int64_t np = (n + 1) / 2;
-    pair_weights(w, vs, n, hd / 32, nl, wp, ws);
+    pair_weights(w, vs, n, hd / 32, nl, bound, wp, ws);
     prefetch_spread(pf, (nl / 6 + nl % 6 / 2) * (hd / 64 + hd % 64 / 16));
     if (hd == 64) values_q8_0_hd(vp, wp, ws, o, np, 64, nl, pf);
     else if (hd == 256) values_q8_0_hd(vp, wp, ws, o, np, 256, nl, pf);

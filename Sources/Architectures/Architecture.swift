@@ -10,8 +10,10 @@ public protocol CausalLanguageModel: AnyObject, Sendable {
     /// Runs `tokens` at positions `state.cache.count ..< +tokens.count`, appends them to the
     /// cache and returns the logits `[logitRows.count][vocabulary]` of the batch rows in
     /// `logitRows` (relative to `tokens`; empty = none). Batches larger than the state's
-    /// `maxBatch` are split.
-    func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix?
+    /// `maxBatch` are split. `rows` says what the tokens are: prompt rows give the same bits in
+    /// any split into calls (a prompt prefilled whole or a token at a time), decoded ones the
+    /// bits of `forward(batch:states:workspace:)`; the two kinds differ in the last bits.
+    func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>, rows: RowKind) -> Matrix?
     /// One decode step of several sequences as one batch (continuous batching): row r runs
     /// `tokens[r]` at position `states[r].cache.count` against that state's cache (appended to),
     /// and the matmuls run once at m = `tokens.count` rows in `workspace` (activations, execution
@@ -26,6 +28,13 @@ public protocol CausalLanguageModel: AnyObject, Sendable {
 }
 
 extension CausalLanguageModel {
+    /// `forward(_:state:logitRows:rows:)` with the kind read from the count: one token is a
+    /// decoded one, more are prompt rows. A caller that prefills a prompt in calls of any size
+    /// (one token included) says `.prompt` itself.
+    public func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>) -> Matrix? {
+        forward(tokens, state: state, logitRows: logitRows, rows: tokens.count == 1 ? .decoded : .prompt)
+    }
+
     /// A fresh state with an fp16 KV cache.
     public func makeState(contextSize: Int, maxBatch: Int) -> ForwardState {
         makeState(contextSize: contextSize, maxBatch: maxBatch, kvFormat: .f16)

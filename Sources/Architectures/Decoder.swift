@@ -83,7 +83,7 @@ final class Decoder: CausalLanguageModel, @unchecked Sendable {
             w.rowCaches.append(s.cache)
         }
         defer { w.rowCaches.removeAll(keepingCapacity: true) }
-        let c = StepContext(state: w, rows: m, positions: w.positions)
+        let c = StepContext(state: w, rows: m, positions: w.positions, kind: .decoded)
         step(tokens, c)
         for s in states { s.cache.commit(upTo: s.cache.count + 1) }
         let a = w.activations
@@ -105,7 +105,7 @@ final class Decoder: CausalLanguageModel, @unchecked Sendable {
 
     /// Splits the tokens into batches of at most `maxBatch`, assigns positions after what the
     /// cache holds, and runs the head only on the rows whose logits were asked for.
-    func forward(_ tokens: [Int32], state s: ForwardState, logitRows: Range<Int>) -> Matrix? {
+    func forward(_ tokens: [Int32], state s: ForwardState, logitRows: Range<Int>, rows kind: RowKind) -> Matrix? {
         let vocabulary = hyperparameters.vocabulary
         precondition(logitRows.lowerBound >= 0 && logitRows.upperBound <= tokens.count, "logit rows outside the batch")
         let start = s.cache.count
@@ -117,14 +117,14 @@ final class Decoder: CausalLanguageModel, @unchecked Sendable {
             let batch = n == tokens.count ? tokens : Array(tokens[done..<done + n])
             s.positions.removeAll(keepingCapacity: true)
             s.positions.append(contentsOf: start + done..<start + done + n)
-            step(batch, StepContext(state: s, rows: n, positions: s.positions))
+            step(batch, StepContext(state: s, rows: n, positions: s.positions, kind: kind))
             s.cache.commit(upTo: start + done + n)
             // Rows of this batch whose logits were asked for, gathered to the top of `selected`.
             let wanted = logitRows.clamped(to: done..<done + n)
             if let logits, !wanted.isEmpty {
                 let a = s.activations
                 for (i, r) in wanted.enumerated() { Ops.copyRow(a.x, r - done, into: a.selected, i) }
-                let c = StepContext(state: s, rows: wanted.count, positions: s.positions)
+                let c = StepContext(state: s, rows: wanted.count, positions: s.positions, kind: kind)
                 if wanted == logitRows {
                     head(c, into: logits)
                 } else {

@@ -103,6 +103,8 @@ struct StepContext {
     let rows: Int
     /// Absolute position of each row.
     let positions: [Int]
+    /// Whether the rows are prompt rows or decoded tokens (which attention kernel they take).
+    let kind: RowKind
     /// The cache of each row when the batch holds several sequences (`state.rowCaches`); empty:
     /// every row is `state.cache`'s sequence.
     var rowCaches: [KVCache] { state.rowCaches }
@@ -166,14 +168,14 @@ struct StepContext {
     func attention(layer: Int, heads: Int, headDim: Int, window: Int?) {
         guard !rowCaches.isEmpty else {
             state.cache.attention(layer: layer, queries: a.q, rows: rows, positions: positions, heads: heads, headDim: headDim,
-                                  window: window, into: a.attended, scratch: &state.scores, context: context)
+                                  window: window, kind: kind, into: a.attended, scratch: &state.scores, context: context)
             return
         }
         let views = a.rowViews
         for r in 0..<rows {
             state.rowPosition[0] = positions[r]
             rowCaches[r].attention(layer: layer, queries: views.q[r], rows: 1, positions: state.rowPosition, heads: heads,
-                                   headDim: headDim, window: window, into: views.attended[r], scratch: &state.scores,
+                                   headDim: headDim, window: window, kind: kind, into: views.attended[r], scratch: &state.scores,
                                    context: context)
         }
     }

@@ -30,6 +30,19 @@ public enum KVCacheFormat: String, Sendable, CaseIterable, CustomStringConvertib
     public var description: String { rawValue }
 }
 
+/// What the query rows of an attention call are. The kind picks the attention kernel, never the
+/// number of rows, so each row's output is the same bits however the rows are batched: prompt
+/// rows in any prefill chunk size (1 row included), a decoded row alone or beside others.
+public enum RowKind: Sendable, Equatable {
+    /// Tokens prefilled: a prompt, or any chunk of one (the blocked prefill kernel).
+    case prompt
+    /// Tokens the model produced, one decode step each (split-K, or per (row, head) over a short
+    /// fp16 context).
+    case decoded
+
+    var ck: ck_attention_rows { self == .prompt ? CK_ROWS_PROMPT : CK_ROWS_DECODED }
+}
+
 /// Why the KV cache cannot hold the positions asked for.
 public enum KVCacheError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Address space for the whole context (`contextBytes`, saturated at Int.max) could not be
@@ -281,11 +294,12 @@ public final class KVCache: @unchecked Sendable {
     /// Causal (optionally sliding-window) attention for rows `0..<rows` of `q`
     /// (`[rows][heads × headDim]`, already scaled) against this layer's cache; query row r sits at
     /// `positions[r]` and sees positions `max(0, p − window + 1) … p`. Grouped-query: query head h
-    /// reads KV head h / (heads / kvHeads). Writes `out` `[rows][heads × headDim]`.
-    /// `scratch` holds each thread's softmax weights and a decoded row (grown here when too small);
-    /// the kernels run on `context`'s threads and kernel path.
+    /// reads KV head h / (heads / kvHeads). Writes `out` `[rows][heads × headDim]`; `kind` says
+    /// whether the rows are prompt rows or decoded ones (each row's bits depend on it, never on
+    /// the other rows). `scratch` holds each thread's softmax weights and a decoded row (grown
+    /// here when too small); the kernels run on `context`'s threads and kernel path.
     public func attention(layer: Int, queries q: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int,
-                          window: Int?, into out: Matrix, scratch: inout [Float], context: ExecutionContext) {
+                          window: Int?, kind: RowKind, into out: Matrix, scratch: inout [Float], context: ExecutionContext) {
         let kvHeads = kvDim / headDim
         precondition(q.columns == heads * headDim && out.columns == q.columns && heads % kvHeads == 0)
         precondition(format.supports(headDim: headDim), "KV format \(format) needs a head dim that is a multiple of 32")
@@ -308,7 +322,7 @@ public final class KVCache: @unchecked Sendable {
                     q: q.base, q_stride: Int64(q.columns), k: k, v: v, row_bytes: Int64(rowBytes), format: format.ck,
                     positions: pos, rows: Int64(rows), heads: Int64(heads), kv_heads: Int64(kvHeads),
                     head_dim: Int64(headDim), window: Int64(window ?? 0), out: out.base, out_stride: Int64(out.columns),
-                    scratch: w.baseAddress, scratch_stride: Int64(stride))
+                    scratch: w.baseAddress, scratch_stride: Int64(stride), kind: kind.ck)
                 ck_attention(&desc, context.ckThreads, context.ckPath)
             }
         }

@@ -543,8 +543,8 @@ static void split_cases(void) {
             }
 }
 
-/// The per-(row, head) kernel over an fp16 cache through ck_attention_on (decode rows under
-/// CK_SPLIT_MIN_POSITIONS positions, batches of 2-3 rows): head dims 64, 128, 256, 40, 72 and 36
+/// The per-(row, head) kernel over an fp16 cache through ck_attention_on (decoded rows under
+/// CK_SPLIT_MIN_POSITIONS positions, 1-3 in one call): head dims 64, 128, 256, 40, 72 and 36
 /// (not a multiple of 8: the scalar kernel), 1..255 visible positions (groups of eight and the
 /// rest), GQA 1:1 to 5:1, windows, peaked scores.
 static void head_cases(void) {
@@ -612,13 +612,16 @@ static void selection_cases(void) {
 }
 
 /// Attention through ck_attention on each path this CPU runs (the ARM tables name the reference
-/// kernels for now) against the x86 reference's bits: every cache format, decode (split-K and
-/// per-head), 3 rows, prefill; GQA, a window, two head dims.
+/// kernels for now) against the x86 reference's bits: every cache format, decoded rows (split-K
+/// and per-head, 1 and 3 at once), prompt rows (the blocked kernel, 1, 3 and 8 at once); GQA, a
+/// window, two head dims.
 static void attention_cases(void) {
     static const char *kv[] = {"f16", "q8_0", "mxfp8_e4m3"};
-    static const int64_t shapes[][3] = {{1, 300, 64}, {1, 40, 128}, {3, 57, 64}, {8, 96, 64}, {8, 33, 128}};   // rows, positions, head dim
+    // rows, positions, head dim, prompt rows (the blocked kernel) or decoded ones (split-K or per-head)
+    static const int64_t shapes[][4] = {{1, 300, 64, 0}, {1, 40, 128, 0}, {3, 57, 64, 0}, {8, 96, 64, 1}, {8, 33, 128, 1},
+                                        {1, 40, 128, 1}, {3, 57, 64, 1}};
     for (int f = 0; f < 3; f++)
-        for (int s = 0; s < 5; s++)
+        for (int s = 0; s < 7; s++)
             for (int window = 0; window <= 16; window += 16) {
                 const int64_t rows = shapes[s][0], npos = shapes[s][1], hd = shapes[s][2], heads = 4, kv_heads = 2;
                 const int64_t row_bytes = ck_kv_row_bytes((ck_kv_format)f, kv_heads * hd);
@@ -633,11 +636,12 @@ static void attention_cases(void) {
                 for (int64_t r = 0; r < rows; r++) positions[r] = npos - rows + r;
                 const int64_t stride = ck_attention_scratch_floats(npos, hd);
                 float *scratch = malloc((size_t)stride * sizeof(float));
+                const ck_attention_rows kind = shapes[s][3] ? CK_ROWS_PROMPT : CK_ROWS_DECODED;
                 const ck_attention_desc d = {q, heads * hd, k, v, row_bytes, (ck_kv_format)f, positions, rows, heads, kv_heads, hd,
-                                             window, out, heads * hd, scratch, stride};
+                                             window, out, heads * hd, scratch, stride, kind};
                 char name[96];
-                snprintf(name, sizeof name, "attention/%s/rows%lld/pos%lld/hd%lld/w%d", kv[f], (long long)rows, (long long)npos,
-                         (long long)hd, window);
+                snprintf(name, sizeof name, "attention/%s/rows%lld%s/pos%lld/hd%lld/w%d", kv[f], (long long)rows,
+                         kind == CK_ROWS_PROMPT ? "p" : "", (long long)npos, (long long)hd, window);
                 for (int p = -1; p < ARM_PATHS; p++) {
                     if (p >= 0 && !arm_enabled[p]) continue;
                     ck_kernel_path_set(p < 0 ? CK_PATH_REF : arm_paths[p].path);

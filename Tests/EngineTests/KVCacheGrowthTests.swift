@@ -62,9 +62,9 @@ import Testing
         var scratch: [Float] = []
         let a = Matrix(rows: 1, columns: heads * headDim), b = Matrix(rows: 1, columns: heads * headDim)
         grown.attention(layer: 1, queries: q, rows: 1, positions: [n - 1], heads: heads, headDim: headDim, window: nil,
-                        into: a, scratch: &scratch, context: context)
+                        kind: .decoded, into: a, scratch: &scratch, context: context)
         whole.attention(layer: 1, queries: q, rows: 1, positions: [n - 1], heads: heads, headDim: headDim, window: nil,
-                        into: b, scratch: &scratch, context: context)
+                        kind: .decoded, into: b, scratch: &scratch, context: context)
         #expect(a.copyRow(0) == b.copyRow(0))
     }
 }

@@ -42,12 +42,13 @@ import Testing
             for layer in 0..<2 { cache.store(layer: layer, keys: k, values: v, rows: n, positions: positions, context: context) }
             cache.commit(upTo: start + n)
         }
+        let kind: RowKind = n == 1 ? .decoded : .prompt
         for (layer, window) in [(0, nil), (1, Self.window)] {
             let a = Matrix(rows: n, columns: q.columns), b = Matrix(rows: n, columns: q.columns)
             ring.attention(layer: layer, queries: q, rows: n, positions: positions, heads: Self.heads, headDim: Self.headDim,
-                           window: window, into: a, scratch: &scratch, context: context)
+                           window: window, kind: kind, into: a, scratch: &scratch, context: context)
             full.attention(layer: layer, queries: q, rows: n, positions: positions, heads: Self.heads, headDim: Self.headDim,
-                           window: window, into: b, scratch: &scratch, context: context)
+                           window: window, kind: kind, into: b, scratch: &scratch, context: context)
             for r in 0..<n where a.copyRow(r) != b.copyRow(r) { same = false }
         }
         return same

@@ -5,8 +5,8 @@ import Glibc
 import Testing
 @testable import Engine
 
-/// `ck_attention` (the blocked prefill kernel for many rows; split-K or the per-head kernel for one)
-/// against a naive fp64 softmax attention over the same decoded cache rows.
+/// `ck_attention` (the blocked prefill kernel for prompt rows; split-K or the per-head kernel for
+/// each decoded row) against a naive fp64 softmax attention over the same decoded cache rows.
 @Suite struct AttentionTests {
     struct Case: Sendable, CustomStringConvertible {
         let heads: Int, kvHeads: Int, headDim: Int, rows: Int, start: Int, window: Int
@@ -22,7 +22,7 @@ import Testing
         Case(heads: 40, kvHeads: 1, headDim: 8, rows: 6, start: 1, window: 3, format: CK_KV_F16, reversed: false),
         Case(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 100, window: 0, format: CK_KV_F16, reversed: false),
         Case(heads: 4, kvHeads: 1, headDim: 256, rows: 70, start: 3, window: 0, format: CK_KV_F16, reversed: false),
-        // Decode (the per-head kernel on 2 threads, split-K on 1): eight-position score blocks
+        // Decoded rows (split-K from 256 fp16 positions, the per-head kernel below): eight-position score blocks
         // plus a tail, windows starting mid-cache, head dims that are not a multiple of the
         // 64-wide V pass, single positions.
         Case(heads: 4, kvHeads: 1, headDim: 256, rows: 1, start: 300, window: 0, format: CK_KV_F16, reversed: false),
@@ -103,24 +103,29 @@ import Testing
         }
 
         /// ck_attention on the active path (path nil) or on `path` (ck_attention_on, every kernel
-        /// from that path's table); `ran`: whether the path ran.
-        func run(threads: Int, path: KernelPath? = nil) -> (out: [Float], ran: Bool) {
-            var out = [Float](repeating: .nan, count: c.rows * qDim)
+        /// from that path's table), the rows as `kind` (nil: prompt rows from 4 rows, decoded ones
+        /// below, as the cases were chosen); `rows`: only those query rows (nil: all), over `cache`
+        /// in place of the fixture's rows when given; `ran`: whether the path ran.
+        func run(threads: Int, path: KernelPath? = nil, kind: RowKind? = nil, rows: Range<Int>? = nil,
+                 cache: (k: [UInt8], v: [UInt8])? = nil) -> (out: [Float], ran: Bool) {
+            let kind = kind ?? (c.rows >= 4 ? .prompt : .decoded), rows = rows ?? 0..<c.rows
+            var out = [Float](repeating: .nan, count: rows.count * qDim)
             let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
             var scratch = [Float](repeating: 0, count: threads * stride)
             var ran = true
-            k.withUnsafeBytes { k in
-                v.withUnsafeBytes { v in
-                    q.withUnsafeBufferPointer { qp in
-                        positions.withUnsafeBufferPointer { pos in
+            let kq = Array(q[rows.lowerBound * qDim..<rows.upperBound * qDim]), kpos = Array(positions[rows])
+            (cache?.k ?? k).withUnsafeBytes { k in
+                (cache?.v ?? v).withUnsafeBytes { v in
+                    kq.withUnsafeBufferPointer { qp in
+                        kpos.withUnsafeBufferPointer { pos in
                             out.withUnsafeMutableBufferPointer { o in
                                 scratch.withUnsafeMutableBufferPointer { s in
                                     var d = ck_attention_desc(
                                         q: qp.baseAddress, q_stride: Int64(qDim), k: k.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                         v: v.baseAddress!.assumingMemoryBound(to: UInt8.self), row_bytes: Int64(rowBytes), format: c.format,
-                                        positions: pos.baseAddress, rows: Int64(c.rows), heads: Int64(c.heads), kv_heads: Int64(c.kvHeads),
+                                        positions: pos.baseAddress, rows: Int64(rows.count), heads: Int64(c.heads), kv_heads: Int64(c.kvHeads),
                                         head_dim: Int64(c.headDim), window: Int64(c.window), out: o.baseAddress, out_stride: Int64(qDim),
-                                        scratch: s.baseAddress, scratch_stride: Int64(stride))
+                                        scratch: s.baseAddress, scratch_stride: Int64(stride), kind: kind.ck)
                                     if let path { ran = ck_attention_on(&d, Int32(threads), path.rawValue) == 1 }
                                     else { ck_attention(&d, Int32(threads), -1) }
                                 }
@@ -149,7 +154,7 @@ import Testing
     func matchesNaive(_ c: Case, threads: Int) {
         let f = Fixture(c, seeds: (11, 12, 13))
         let worst = f.worstError(f.run(threads: threads).out)
-        let int16Query = c.rows == 1 || c.rows >= 4   // split-K and the blocked kernel; 2-3 rows decode to fp32
-        #expect(worst < attentionTolerance(format: c.format, int16Query: int16Query, headDim: c.headDim), "max abs error \(worst)")
+        // q8_0: split-K and the blocked kernel, the kernels of every q8_0 row, round the query to int16.
+        #expect(worst < attentionTolerance(format: c.format, int16Query: true, headDim: c.headDim), "max abs error \(worst)")
     }
 }

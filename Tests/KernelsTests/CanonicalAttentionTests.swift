@@ -3,9 +3,10 @@ import Testing
 @testable import Engine
 
 /// One order for attention (docs/kernels.md): `ck_attention` on every SIMD path, native and
-/// emulated, gives `ref`'s output bit for bit, at 1 and 2 threads, for prefill batches (the
-/// blocked kernel), 2-3 rows and short fp16 decode rows (the per-head kernel) and decode rows
-/// split-K, over fp16, q8_0 and MXFP8 caches (q8_0 in its integer scheme on every path).
+/// emulated, gives `ref`'s output bit for bit, at 1 and 2 threads, for prompt rows (the blocked
+/// kernel; calls of 1-3 prompt rows in RowKindAttentionTests), short fp16 decoded rows, one or
+/// several to a call (the per-head kernel), and decoded rows split-K, over fp16, q8_0 and MXFP8
+/// caches (q8_0 in its integer scheme on every path).
 /// Time cap: ~25 s on 2 vCPUs (ref's scalar kernels over a few thousand positions).
 @Suite struct CanonicalAttentionTests {
     static let cases: [AttentionTests.Case] = AttentionTests.cases + [
@@ -26,8 +27,8 @@ import Testing
         .init(heads: 6, kvHeads: 2, headDim: 96, rows: 1, start: 1000, window: 0, format: CK_KV_Q8_0, reversed: false),
         .init(heads: 4, kvHeads: 4, headDim: 32, rows: 1, start: 77, window: 0, format: CK_KV_Q8_0, reversed: false),
         .init(heads: 8, kvHeads: 2, headDim: 64, rows: 1, start: 1200, window: 100, format: CK_KV_Q8_0, reversed: false),
-        // The per-head kernel: fp16 decode rows below 256 positions and 2-3 rows, with
-        // position counts that leave a tail of fewer than eight.
+        // The per-head kernel: fp16 decoded rows below 256 positions, alone and three to a
+        // call, with position counts that leave a tail of fewer than eight.
         .init(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 203, window: 0, format: CK_KV_F16, reversed: false),
         .init(heads: 4, kvHeads: 1, headDim: 80, rows: 3, start: 50, window: 0, format: CK_KV_F16, reversed: true),
         // Prefill over MXFP8 and q8_0 with a window, through ref's portable blocked kernel.

@@ -86,7 +86,7 @@ import Testing
                                         format: c.format, positions: pos, rows: 1, heads: Int64(c.heads),
                                         kv_heads: Int64(c.kvHeads), head_dim: Int64(c.headDim), window: Int64(c.window),
                                         out: o.baseAddress, out_stride: Int64(qDim), scratch: s.baseAddress,
-                                        scratch_stride: Int64(stride))
+                                        scratch_stride: Int64(stride), kind: CK_ROWS_DECODED)
                                     if let path { applied = ck_attention_split_k_on(&d, Int32(threads), path.rawValue) == 1 }
                                     else if split { applied = ck_attention_split_k(&d, Int32(threads)) == 1 }
                                     else { ck_attention(&d, Int32(threads), -1) }
