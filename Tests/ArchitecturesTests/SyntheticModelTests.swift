@@ -35,7 +35,23 @@ struct RNG {
     }
 }
 
-func makeTinyModel(_ c: TinyConfig, seed: UInt64) -> (gguf: [UInt8], weights: TinyWeights) {
+/// ggml's Q8_0 blocks of `x` (rows of a multiple of 32): per 32 values an fp16 scale
+/// d = amax / 127 and the values / d rounded to int8.
+func quantizeQ8_0(_ x: [Float]) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(x.count / 32 * 34)
+    for b in stride(from: 0, to: x.count, by: 32) {
+        let block = x[b..<b + 32], d = block.map(abs).max()! / 127, inverse = d > 0 ? 1 / d : 0
+        let bits = Float16(d).bitPattern
+        out += [UInt8(bits & 0xFF), UInt8(bits >> 8)]
+        out += block.map { UInt8(bitPattern: Int8(($0 * inverse).rounded())) }
+    }
+    return out
+}
+
+/// The model's GGUF (matrices as F32, or as Q8_0 with `quantized`: rows of a multiple of 32) and
+/// its weights as the naive forward reads them (unquantized).
+func makeTinyModel(_ c: TinyConfig, seed: UInt64, quantized: Bool = false) -> (gguf: [UInt8], weights: TinyWeights) {
     var rng = RNG(state: seed), w = TinyWeights()
     let q = c.heads * c.headDim, kv = c.kvHeads * c.headDim
     w.add("token_embd.weight", [c.embedding, c.vocab], &rng, scale: 1)
@@ -73,7 +89,12 @@ func makeTinyModel(_ c: TinyConfig, seed: UInt64) -> (gguf: [UInt8], weights: Ti
     g.set("\(c.arch).rope.freq_base", .float32(Float(c.ropeBase)))
     if c.gemma { g.set("gemma3.attention.sliding_window", .uint32(UInt32(c.window))) }
     for name in w.tensors.keys.sorted() {
-        g.addTensor(name, shape: w.shapes[name]!, floats: w.tensors[name]!.map { Float($0) })
+        let shape = w.shapes[name]!, floats = w.tensors[name]!.map { Float($0) }
+        if quantized && shape.count == 2 {
+            g.addTensor(name, shape: shape, type: .q8_0, data: quantizeQ8_0(floats))
+        } else {
+            g.addTensor(name, shape: shape, floats: floats)
+        }
     }
     return (g.serialize(), w)
 }
