@@ -14,6 +14,11 @@ final class TokenSequence: @unchecked Sendable {
     /// caller's thread, alone.
     let batcher: DecodeBatcher?
     private(set) var tokens: [Int32] = []
+    /// How many leading tokens were prefilled as prompt rows (with nothing decoded before them):
+    /// all a later prompt may reuse. A decoded token's KV rows are summed in decode's order, and at
+    /// every layer past the first the rows after it depend on it, so reusing them would give other
+    /// bits than prefilling the same tokens; they are prefilled again with the next prompt.
+    private(set) var prefilled = 0
     /// One-token batch reused by `appendOne`, so decoding does not build an array per token.
     private var single: [Int32] = [0]
 
@@ -29,22 +34,26 @@ final class TokenSequence: @unchecked Sendable {
 
     var capacity: Int { state.cache.capacity }
 
-    /// Keeps the longest common prefix of what is cached and `prompt`, but at least one prompt
-    /// token is left to run so the next token has logits. Returns how many tokens were kept: none
-    /// when a sliding-window layer already dropped positions the prefix's end still needs.
+    /// Keeps the longest common prefix of the prefilled tokens and `prompt`, but at least one
+    /// prompt token is left to run so the next token has logits: the cache then holds what
+    /// prefilling `prompt` from scratch would have put there, bit for bit. Returns how many tokens
+    /// were kept: none when a sliding-window layer already dropped positions the prefix's end
+    /// still needs.
     func reuse(_ prompt: [Int32]) -> Int {
         var common = 0
-        while common < min(tokens.count, prompt.count - 1) && tokens[common] == prompt[common] { common += 1 }
+        while common < min(prefilled, prompt.count - 1) && tokens[common] == prompt[common] { common += 1 }
         let kept = state.cache.truncate(to: common)
         tokens.removeSubrange(kept...)
+        prefilled = min(prefilled, kept)
         return kept
     }
 
-    /// Runs `new` after what is cached, a batch at a time, checking for cancellation between
-    /// batches. Returns the logits after the last token when asked.
+    /// Runs `new` (prompt tokens, or one decoded token) after what is cached, a batch at a time,
+    /// checking for cancellation between batches. Returns the logits after the last token when
+    /// asked.
     /// - Throws: `CancellationError`; `LanguageModelError.contextSizeExceeded` when the machine
     ///   lacks the memory for the KV cache of the positions (the cache grows as the context fills).
-    func append(_ new: [Int32], wantLogits: Bool) throws -> [Float]? {
+    func append(_ new: [Int32], rows kind: RowKind = .prompt, wantLogits: Bool) throws -> [Float]? {
         var done = 0
         var logits: [Float]?
         while done < new.count {
@@ -59,7 +68,8 @@ final class TokenSequence: @unchecked Sendable {
             }
             let last = done + batch.count == new.count
             let rows = wantLogits && last ? batch.count - 1..<batch.count : 0..<0
-            let out = network.forward(batch, state: state, logitRows: rows)
+            let out = network.forward(batch, state: state, logitRows: rows, rows: kind)
+            if kind == .prompt && prefilled == tokens.count { prefilled += batch.count }
             tokens += batch
             if !rows.isEmpty { logits = out?.copyRow(0) }
             done += batch.count
@@ -67,10 +77,10 @@ final class TokenSequence: @unchecked Sendable {
         return logits
     }
 
-    /// `append`, on the batcher's thread between its decode steps when there is one, one batch
-    /// at a time (cancellation is checked between them).
+    /// `append` of prompt tokens, on the batcher's thread between its decode steps when there is
+    /// one, one batch at a time (cancellation is checked between them).
     func prefill(_ new: [Int32], wantLogits: Bool) async throws -> [Float]? {
-        guard let batcher else { return try append(new, wantLogits: wantLogits) }
+        guard let batcher else { return try append(new, rows: .prompt, wantLogits: wantLogits) }
         var logits: [Float]?
         var done = 0
         while done < new.count {
@@ -78,7 +88,7 @@ final class TokenSequence: @unchecked Sendable {
             let batch = Array(new[done..<min(new.count, done + state.maxBatch)])
             done += batch.count
             let last = done == new.count
-            logits = try await batcher.perform(tokens: batch.count) { try self.append(batch, wantLogits: wantLogits && last) }
+            logits = try await batcher.perform(tokens: batch.count) { try self.append(batch, rows: .prompt, wantLogits: wantLogits && last) }
         }
         return logits
     }
@@ -93,9 +103,9 @@ final class TokenSequence: @unchecked Sendable {
         return wantLogits ? logits : nil
     }
 
-    /// `append([token], wantLogits:)` without a new array per token.
+    /// `append([token], rows: .decoded, wantLogits:)` without a new array per token.
     func appendOne(_ token: Int32, wantLogits: Bool) throws -> [Float]? {
         single[0] = token
-        return try append(single, wantLogits: wantLogits)
+        return try append(single, rows: .decoded, wantLogits: wantLogits)
     }
 }
