@@ -27,9 +27,10 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-/// Query heads per pass over a K row or a V block; rows per K and V block and how far ahead the
-/// passes prefetch (as the x86 units: a block is read KV head by KV head, row_bytes apart).
-enum { GW = 4, BLOCK = 8, PREFETCH_ROWS = 16 };
+/// Query heads per pass over a K row or a V block (split_pass's); rows per K and V block and how
+/// far ahead the passes prefetch (as the x86 units: a block is read KV head by KV head,
+/// row_bytes apart).
+enum { GW = SPLIT_GW, BLOCK = 8, PREFETCH_ROWS = 16 };
 
 /// CALL with G_ a constant 1 .. GW, so the head loops unroll into registers.
 #define FOR_G(G, CALL) switch (G) { case 1: { const int G_ = 1; CALL; } break; case 2: { const int G_ = 2; CALL; } break; \
@@ -202,41 +203,39 @@ INLINE void v_rows(const int mx8, const float *w, int64_t len, const uint8_t *vg
         for (int c = 0; c < NC; c++) vst1q_f32(o + i * hd + d0 + 4 * c, acc[i][c]);
 }
 
-/// The unit for fp16 (mx8 = 0) or MXFP8 E4M3 (mx8 = 1).
-INLINE void range_neon(const range_job *j, const int mx8) {
-    const int64_t hd = j->hd, len = j->len, group = j->group, row_bytes = j->row_bytes;
-    const int64_t kv_heads = j->heads / group;
-    for (int64_t b0 = 0; b0 < len; b0 += BLOCK) {
-        const int64_t b1 = len - b0 < BLOCK ? len : b0 + BLOCK;
-        prefetch_rows(j->k, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + BLOCK, len);
-        for (int64_t g = 0; g < kv_heads; g++)
-            for (int64_t h = g * group; h < (g + 1) * group; h += GW) {
-                const int G = (int)((g + 1) * group - h < GW ? (g + 1) * group - h : GW);
-                FOR_G(G, score_rows(mx8, j->q + h * hd, hd, j->k + g * j->head_bytes, row_bytes, b0, b1, G_, j->s + h * len, len))
-            }
-    }
+/// split_pass's K step: the scores of query heads h .. h+G-1 for rows [b0, b1) of KV head g.
+INLINE void k_step(const int mx8, const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    FOR_G(G, score_rows(mx8, j->q + h * j->hd, j->hd, j->k + g * j->head_bytes, j->row_bytes, b0, b1, G_, j->s + h * j->len, j->len))
+}
+
+/// split_pass's V step: rows [b0, b1) of KV head g into the partial outputs of query heads
+/// h .. h+G-1, 16 dims at a time (fp16: a last 8).
+INLINE void v_step(const int mx8, const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) {
+    const int64_t hd = j->hd, len = j->len;
+    const uint8_t *vg = j->v + g * j->head_bytes;
+    float *o = j->o + h * hd;
+    const float *w = j->s + h * len;
+    int64_t d0 = 0;
+    for (; d0 + 16 <= hd; d0 += 16) { FOR_G(G, v_rows(mx8, w, len, vg, j->row_bytes, d0, b0, b1, G_, 4, o, hd)) }
+    if (d0 < hd) { FOR_G(G, v_rows(mx8, w, len, vg, j->row_bytes, d0, b0, b1, G_, 2, o, hd)) }   // fp16: 8 dims
+}
+
+static void k_step_f16(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { k_step(0, j, g, h, G, b0, b1); }
+static void k_step_mxfp8(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { k_step(1, j, g, h, G, b0, b1); }
+static void v_step_f16(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { v_step(0, j, g, h, G, b0, b1); }
+static void v_step_mxfp8(const range_job *j, int64_t g, int64_t h, int G, int64_t b0, int64_t b1) { v_step(1, j, g, h, G, b0, b1); }
+
+/// The unit: the x86 units' one walk (split_pass) around this format's K and V steps.
+INLINE void range_neon(const range_job *j, split_block_fn k, split_block_fn v) {
+    split_pass(j, BLOCK, j->k, PREFETCH_ROWS, k);
     range_softmax_neon(j);
-    for (int64_t b0 = 0; b0 < len; b0 += BLOCK) {
-        const int64_t b1 = len - b0 < BLOCK ? len : b0 + BLOCK;
-        prefetch_rows(j->v, row_bytes, b0 + PREFETCH_ROWS, b0 + PREFETCH_ROWS + BLOCK, len);
-        for (int64_t g = 0; g < kv_heads; g++) {
-            const uint8_t *vg = j->v + g * j->head_bytes;
-            for (int64_t h = g * group; h < (g + 1) * group; h += GW) {
-                const int G = (int)((g + 1) * group - h < GW ? (g + 1) * group - h : GW);
-                float *o = j->o + h * hd;
-                const float *w = j->s + h * len;
-                int64_t d0 = 0;
-                for (; d0 + 16 <= hd; d0 += 16) { FOR_G(G, v_rows(mx8, w, len, vg, row_bytes, d0, b0, b1, G_, 4, o, hd)) }
-                if (d0 < hd) { FOR_G(G, v_rows(mx8, w, len, vg, row_bytes, d0, b0, b1, G_, 2, o, hd)) }   // fp16: 8 dims
-            }
-        }
-    }
+    split_pass(j, BLOCK, j->v, PREFETCH_ROWS, v);
 }
 
 void ck_attention_split_f16_neon(const range_job *j) {
     if (j->hd % 8 != 0) { ck_attention_split_ref(j); return; }
-    range_neon(j, 0);
+    range_neon(j, k_step_f16, v_step_f16);
 }
 
-void ck_attention_split_mxfp8_neon(const range_job *j) { range_neon(j, 1); }
+void ck_attention_split_mxfp8_neon(const range_job *j) { range_neon(j, k_step_mxfp8, v_step_mxfp8); }
 #endif
