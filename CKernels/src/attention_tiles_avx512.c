@@ -189,8 +189,9 @@ T512 INLINE void values_q8_0_hd(const int32_t *vp, const int32_t *wp, const floa
 /// long as the integer values saved.) A masked chunk brings its block bounds per lane (bound,
 /// q8s_lane_bounds): then the second factor is vs[p][b] * (32767 / bound[b][lane]), one more
 /// multiply, as q8s_values has it.
+/// PER_LANE: bound is given (a constant, so the chunks every lane sees whole keep their loop).
 T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_t nb, int64_t nl, const float *bound, int32_t *wp,
-                              float *ws) {
+                              float *ws, const int PER_LANE) {
     const int64_t np = (n + 1) / 2, nv = (nl + 15) / 16;   // nv <= 3 (QL = 48 lanes)
     const __m512i low = _mm512_set1_epi32(0xFFFF);
     __m512 wmax[3], inv[3];
@@ -200,10 +201,10 @@ T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_
         wmax[v] = mx;
         inv[v] = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(mx, _mm512_setzero_ps(), _CMP_GT_OQ), _mm512_set1_ps(1.0f), mx);
     }
-    float fs[bound ? 1 : nb];   // 32767 / vsmax[b] (0 for an all-zero block)
-    float lane_fs[bound ? nb * QL : 1];   // 32767 / bound[b][lane], lanes up to 16 nv
+    float fs[PER_LANE ? 1 : nb];   // 32767 / vsmax[b] (0 for an all-zero block)
+    float lane_fs[PER_LANE ? nb * QL : 1];   // 32767 / bound[b][lane], lanes up to 16 nv
     for (int64_t b = 0; b < nb; b++) {
-        if (bound) {
+        if (PER_LANE) {
             float back[QL];
             for (int64_t l = 0; l < 16 * nv; l++) q8s_bound_factors(bound[b * QL + l], lane_fs + b * QL + l, back + l);
             for (int64_t v = 0; v < nv; v++)
@@ -223,7 +224,7 @@ T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_
             for (int64_t b = 0; b < nb; b++) {
                 const float v0 = vs[p * nb + b], v1 = second ? vs[(p + 1) * nb + b] : 0.0f;
                 __m512 f0, f1;
-                if (bound) {
+                if (PER_LANE) {
                     const __m512 lf = _mm512_loadu_ps(lane_fs + b * QL + 16 * v);
                     f0 = _mm512_mul_ps(_mm512_set1_ps(v0), lf);
                     f1 = _mm512_mul_ps(_mm512_set1_ps(v1), lf);
@@ -242,7 +243,8 @@ T512 INLINE void pair_weights(const float *w, const float *vs, int64_t n, int64_
 T512 void ck_attention_values_q8_0_avx512(const int32_t *vp, const float *vs, const float *w, int32_t *wp, float *ws, float *o,
                                           int64_t n, int64_t hd, int64_t nl, const float *bound, row_prefetch *pf) {
     const int64_t np = (n + 1) / 2;
-    pair_weights(w, vs, n, hd / 32, nl, bound, wp, ws);
+    if (bound) pair_weights(w, vs, n, hd / 32, nl, bound, wp, ws, 1);
+    else pair_weights(w, vs, n, hd / 32, nl, NULL, wp, ws, 0);
     prefetch_spread(pf, (nl / 6 + nl % 6 / 2) * (hd / 64 + hd % 64 / 16));
     if (hd == 64) values_q8_0_hd(vp, wp, ws, o, np, 64, nl, pf);
     else if (hd == 256) values_q8_0_hd(vp, wp, ws, o, np, 256, nl, pf);
