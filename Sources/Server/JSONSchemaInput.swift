@@ -1,6 +1,6 @@
 // A client's JSON Schema (tool parameters, `response_format`) as a `GenerationSchema`, which
-// the Grammar module turns into constrained decoding.
-import Foundation
+// the Grammar module turns into constrained decoding. The request's JSON tree becomes schema
+// content directly: no text round trip, no Foundation decoder.
 import JSON
 import LanguageModelAPI
 
@@ -14,9 +14,9 @@ enum JSONSchemaInput {
             document = .object(members + [("title", .string(name))])
         }
         do {
-            return try JSONDecoder().decode(GenerationSchema.self, from: Data(document.jsonText.utf8))
+            return try GenerationSchema(jsonSchemaDocument: content(document))
         } catch {
-            throw APIError.unsupported(param, "\(param) is not a JSON Schema this server can enforce: \(describe(error))")
+            throw APIError.unsupported(param, "\(param) is not a JSON Schema this server can enforce: \(error)")
         }
     }
 
@@ -34,8 +34,20 @@ enum JSONSchemaInput {
         }
     }
 
-    private static func describe(_ error: any Error) -> String {
-        if case let DecodingError.dataCorrupted(context) = error { return context.debugDescription }
-        return "\(error)"
+    /// `value` as schema content. An object's keys are sorted (a repeated key keeps its last
+    /// value), as the `Codable` reading of a schema sorts them, so `$defs` come in one order
+    /// whatever the client's; property order is `x-order`'s.
+    static func content(_ value: JSONValue) -> GeneratedContent {
+        switch value {
+        case .null: return GeneratedContent(kind: .null)
+        case let .bool(b): return GeneratedContent(kind: .bool(b))
+        case let .number(n, _): return GeneratedContent(kind: .number(n))
+        case let .string(s): return GeneratedContent(kind: .string(s))
+        case let .array(items): return GeneratedContent(kind: .array(items.map(content)))
+        case let .object(members):
+            var properties: [String: GeneratedContent] = [:]
+            for (key, member) in members { properties[key] = content(member) }
+            return GeneratedContent(kind: .structure(properties: properties, orderedKeys: properties.keys.sorted()))
+        }
     }
 }

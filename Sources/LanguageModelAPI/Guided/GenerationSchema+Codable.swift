@@ -6,13 +6,19 @@ extension GenerationSchema: Codable {
     public init(from decoder: any Decoder) throws {
         let document = try CodableContent(from: decoder).content
         do {
-            let schema = try JSONSchemaReader.schema(from: document)
-            _ = try SchemaResolver.resolve(schema)
-            self = schema
+            try self.init(jsonSchemaDocument: document)
         } catch {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "Not a generation schema: \(error)", underlyingError: error))
         }
+    }
+
+    /// The schema a JSON Schema document already read into content describes (what `init(from:)`
+    /// reads, without a `Decoder`); throws for other documents and for malformed schemas.
+    package init(jsonSchemaDocument document: GeneratedContent) throws {
+        let schema = try JSONSchemaReader.schema(from: document)
+        _ = try SchemaResolver.resolve(schema)
+        self = schema
     }
 
     /// Writes the schema as a JSON Schema document; throws `EncodingError.invalidValue` for a
