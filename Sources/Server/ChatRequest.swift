@@ -21,6 +21,9 @@ struct ChatRequest {
     /// With `logprobs: true`: how many most likely tokens to list per answer token
     /// (`top_logprobs`, 0…20); nil = no log-probabilities.
     var logprobs: Int?
+    /// How much a thinking model may think (nil: its default). OpenAI's body has no field for it;
+    /// Ollama's `think` sets it.
+    var reasoningLevel: ContextOptions.ReasoningLevel?
 
     /// Fields read by this server; the harmless ones it ignores are listed apart.
     static let known: Set<String> = [

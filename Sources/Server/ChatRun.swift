@@ -37,7 +37,7 @@ enum ChatRun {
         let executorRequest = LanguageModelExecutorGenerationRequest(
             id: UUID(), transcript: request.transcript, enabledTools: request.tools, schema: request.schema,
             generationOptions: request.options,
-            contextOptions: ContextOptions(), metadata: [:])
+            contextOptions: ContextOptions(reasoningLevel: request.reasoningLevel), metadata: [:])
         let channel = LanguageModelExecutorGenerationChannel()
         let recorded = TokenLogprobLog()
         let logprobs = request.logprobs.map { top in LocalLanguageModel.LogprobsRequest(top: top) { recorded.append($0) } }

@@ -1,6 +1,7 @@
 // Ollama's `/api/chat` and `/api/generate` bodies renamed into the OpenAI chat body that
 // `ChatRequest` reads, so both APIs share one set of checks.
 import JSON
+import LanguageModelAPI
 
 enum OllamaRequest {
     /// Ollama `options` this server maps, and the OpenAI field each becomes.
@@ -11,20 +12,49 @@ enum OllamaRequest {
     /// Options about how the runtime runs, which Quanta chooses itself: accepted, no effect.
     static let ignoredOptions: Set<String> = ["num_thread", "num_gpu", "num_batch", "main_gpu", "use_mmap", "use_mlock", "numa"]
 
-    /// The OpenAI chat body for an Ollama `/api/chat` (`messages`) or `/api/generate` (`prompt`,
-    /// `system`) body (`stream` defaults to true, as Ollama's does). `num_ctx` above `contextSize` is refused (each
-    /// slot's window is fixed at startup); at or below it, it has no effect.
-    static func chatBody(_ body: [UInt8], generate: Bool, modelID: String, contextSize: Int) throws(APIError) -> [UInt8] {
+    /// Ollama's `think`: thinking on at the model's default budget, off, or a level.
+    enum Think: Equatable {
+        case on, off
+        case level(ContextOptions.ReasoningLevel)
+
+        /// `true`, `false`, `"high"`, `"medium"` or `"low"` (nil: absent).
+        init?(_ value: JSONValue?) throws(APIError) {
+            switch value {
+            case nil: return nil
+            case .bool(true)?: self = .on
+            case .bool(false)?: self = .off
+            case .string("high")?: self = .level(.deep)
+            case .string("medium")?: self = .level(.moderate)
+            case .string("low")?: self = .level(.light)
+            default: throw APIError.invalid("think", "think must be true, false, \"high\", \"medium\" or \"low\"")
+            }
+        }
+
+        /// The reasoning level the engine runs with (nil: the model's default, all of the budget).
+        var reasoningLevel: ContextOptions.ReasoningLevel? {
+            switch self {
+            case .on: return nil
+            case .off: return .custom("off")
+            case let .level(level): return level
+            }
+        }
+    }
+
+    /// The OpenAI chat body for an Ollama `/api/chat` (`messages`, `tools`) or `/api/generate`
+    /// (`prompt`, `system`) body (`stream` defaults to true, as Ollama's does), and its `think`.
+    /// `num_ctx` above `contextSize` is refused (each slot's window is fixed at startup); at or
+    /// below it, it has no effect.
+    static func chatBody(_ body: [UInt8], generate: Bool, modelID: String,
+                         contextSize: Int) throws(APIError) -> (body: [UInt8], think: Think?) {
         let fields = try RequestFields.parse(body)
-        let known: Set<String> = generate ? ["model", "prompt", "system", "stream", "format", "options", "keep_alive", "raw"]
+        let known: Set<String> = generate ? ["model", "prompt", "system", "stream", "format", "options", "keep_alive", "raw", "think"]
                                           : ["model", "messages", "stream", "format", "options", "keep_alive", "tools", "think"]
         try fields.rejectUnknown(known)
-        // Ollama's client sends `tools: []` when there are none.
-        if let tools = try fields.array("tools"), !tools.isEmpty {
-            throw APIError.unsupported("tools", "tools are not supported on /api/chat yet; use /v1/chat/completions")
-        }
-        if case .bool(true)? = fields["think"] { throw APIError.unsupported("think", "think is not supported on /api/chat yet") }
+        let think = try Think(fields["think"])
         var out: [(key: String, value: JSONValue)] = []
+        // The same `{"type": "function", "function": {...}}` objects as OpenAI's (Ollama's
+        // client sends `tools: []` when there are none).
+        if let tools = try fields.array("tools"), !tools.isEmpty { out.append(("tools", .array(tools))) }
         if let model = try fields.string("model"), !model.isEmpty, model != modelID, model != modelID + ":latest" {
             throw APIError(status: 404, "model '\(model)' not found; this server has '\(modelID)'", param: "model", code: "model_not_found")
         }
@@ -41,14 +71,7 @@ enum OllamaRequest {
             out.append(("messages", .array(messages)))
         } else {
             guard let messages = try fields.array("messages") else { throw APIError.invalid("messages", "messages must be an array") }
-            out.append(("messages", .array(try messages.enumerated().map { (i, message) throws(APIError) -> JSONValue in
-                let m = try RequestFields(message, path: "messages[\(i)]")
-                try m.rejectUnknown(["role", "content", "images"])
-                if let images = try m.array("images"), !images.isEmpty {
-                    throw APIError.unsupported(m.name("images"), "images are not supported by this server")
-                }
-                return .object(m.members.filter { $0.key != "images" })
-            })))
+            out.append(("messages", .array(try OllamaMessages.openAI(messages))))
         }
         out.append(("stream", .bool(try fields.bool("stream") ?? true)))
         switch fields["format"] {
@@ -73,6 +96,6 @@ enum OllamaRequest {
                 }
             }
         }
-        return Array(JSONValue.object(out).jsonText.utf8)
+        return (Array(JSONValue.object(out).jsonText.utf8), think)
     }
 }
