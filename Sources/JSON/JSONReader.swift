@@ -19,6 +19,13 @@ public protocol JSONValueBuilder {
     func array(_ elements: [Value], complete: Bool) -> Value
     /// An object's members in document order; a key may appear more than once.
     func object(_ members: [(key: String, value: Value)], complete: Bool) -> Value
+    /// A complete value and the bytes it was read from (offsets into the text's UTF-8, or into
+    /// the bytes given), for builders that keep where a value lies. By default the value as it is.
+    func value(_ value: Value, readFrom range: Range<Int>) -> Value
+}
+
+extension JSONValueBuilder {
+    public func value(_ value: Value, readFrom range: Range<Int>) -> Value { value }
 }
 
 /// Why text is not JSON (or, in prefix mode, not a prefix of JSON).
@@ -97,6 +104,13 @@ public struct JSONReader<Builder: JSONValueBuilder> {
             if acceptsPrefix { return nil }
             throw failure("unexpected end of JSON")
         }
+        let start = position
+        guard let (value, complete) = try valueAtStart(depth: depth) else { return nil }
+        return complete ? (builder.value(value, readFrom: start..<position), true) : (value, false)
+    }
+
+    /// The value whose first byte is at `position`.
+    private mutating func valueAtStart(depth: Int) throws(JSONReadError) -> (Builder.Value, Bool)? {
         switch bytes[position] {
         case UInt8(ascii: "{"): return try object(depth: depth)
         case UInt8(ascii: "["): return try array(depth: depth)
