@@ -58,7 +58,7 @@ let package = Package(
         // rendering, chat and tool-call formats, constrained output, the decode loop.
         .target(
             name: "LocalModels",
-            dependencies: ["LanguageModelAPI", "Architectures", "Engine", "GGUF", "Tokenizers", "Templates", "Sampling", "Grammar"],
+            dependencies: ["LanguageModelAPI", "Architectures", "Engine", "GGUF", "JSON", "Tokenizers", "Templates", "Sampling", "Grammar"],
             path: "Sources/LocalModels"
         ),
         // What apps import: the two above, re-exported.

@@ -1,15 +1,19 @@
 // Generated text -> tool calls, for each `ToolCallFormat`. Whitespace and newlines around the
 // markers and inside the JSON are accepted; once a call marker has been seen, anything that is
 // not a well-formed call is an error rather than silently becoming text.
+//
+// The call's JSON is read for where its parts lie (`JSONOutline`), not into values: a call's
+// arguments leave here as the bytes the model wrote, and the session reads them into
+// `GeneratedContent` once, as it reads any executor's arguments.
+import JSON
 import LanguageModelAPI
-import Templates
 
 /// One call read from generated text.
 struct ParsedToolCall: Sendable, Equatable {
     /// The tool's name.
     var name: String
-    /// The arguments object as JSON text, printed as `TemplateValue.jsonString()` prints it
-    /// (keys in the order the model wrote them).
+    /// The arguments object as JSON text: the model's own bytes (checked to be one JSON
+    /// object), or the text of the string a model wrote the object into; `{}` when it wrote none.
     var argumentsJSON: String
 }
 
@@ -71,7 +75,7 @@ private struct ToolTextScanner {
             // "age": 36}`, stays text. A malformed candidate is still an error (below).
             guard let object = firstObject(startingWithKey: "name") else { return plain() }
             index = object
-            if let value = try? jsonValue(), value["parameters"] == nil, value["arguments"] == nil { return plain() }
+            if let outline = try? jsonValue(), outline["parameters"] == nil, outline["arguments"] == nil { return plain() }
             start = object
             index = object
         }
@@ -93,7 +97,7 @@ private struct ToolTextScanner {
             skipWhitespace()
             // `[ARGS]` right after the marker is a named call with the name missing, not an array.
             if peek() == UInt8(ascii: "["), !bytes[index...].starts(with: "[ARGS]".utf8) {
-                guard case let .array(items) = try jsonValue() else { throw .malformedJSON("expected an array of calls") }
+                guard case let .array(items) = try jsonValue().kind else { throw .malformedJSON("expected an array of calls") }
                 for item in items { calls.append(try call(from: item, argumentKeys: ["arguments", "parameters"])) }
             } else {
                 guard let argsMarker = find("[ARGS]", from: index) else { throw .malformedEnvelope("expected [ARGS]") }
@@ -111,25 +115,26 @@ private struct ToolTextScanner {
 
     // MARK: Calls
 
-    /// The call in `value`: an object with a string `name` (possibly nested in OpenAI's
+    /// The call in `outline`: an object with a string `name` (possibly nested in OpenAI's
     /// `{"type": "function", "function": {…}}`) and arguments under the first of `argumentKeys`
     /// present; missing arguments are an empty object (tools without parameters).
-    func call(from value: TemplateValue, argumentKeys: [String]) throws(ToolCallParseError) -> ParsedToolCall {
-        if let function = value["function"], case .object = function { return try call(from: function, argumentKeys: argumentKeys) }
-        guard let name = value["name"]?.stringValue, !name.isEmpty else { throw .missingName }
-        guard let arguments = argumentKeys.lazy.compactMap({ value[$0] }).first else {
+    func call(from outline: JSONOutline, argumentKeys: [String]) throws(ToolCallParseError) -> ParsedToolCall {
+        if let function = outline["function"], case .object = function.kind { return try call(from: function, argumentKeys: argumentKeys) }
+        guard let name = outline["name"]?.string, !name.isEmpty else { throw .missingName }
+        guard let arguments = argumentKeys.lazy.compactMap({ outline[$0] }).first else {
             return ParsedToolCall(name: name, argumentsJSON: "{}")
         }
         return ParsedToolCall(name: name, argumentsJSON: try argumentsJSON(arguments, tool: name))
     }
 
-    /// Arguments as JSON object text; some models write the object as a JSON string.
-    func argumentsJSON(_ arguments: TemplateValue, tool: String) throws(ToolCallParseError) -> String {
-        switch arguments {
-        case .object: return arguments.jsonString()
+    /// Arguments as JSON object text: the object's own bytes; some models write the object as a
+    /// JSON string, whose text is then the object.
+    func argumentsJSON(_ arguments: JSONOutline, tool: String) throws(ToolCallParseError) -> String {
+        switch arguments.kind {
+        case .object: return String(decoding: bytes[arguments.range], as: UTF8.self)
         case let .string(text):
-            guard let inner = try? parseJSON(text), case .object = inner else { throw .invalidArguments(tool: tool) }
-            return inner.jsonString()
+            guard let inner = try? JSONOutline(parsing: text), case .object = inner.kind else { throw .invalidArguments(tool: tool) }
+            return text
         default: throw .invalidArguments(tool: tool)
         }
     }
@@ -137,23 +142,23 @@ private struct ToolTextScanner {
     // MARK: JSON
 
     /// The object at the cursor (after whitespace).
-    mutating func jsonObject() throws(ToolCallParseError) -> TemplateValue {
+    mutating func jsonObject() throws(ToolCallParseError) -> JSONOutline {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else { throw .malformedJSON("expected { at byte \(index)") }
-        let value = try jsonValue()
-        guard case .object = value else { throw .malformedJSON("expected an object") }
-        return value
+        let outline = try jsonValue()
+        guard case .object = outline.kind else { throw .malformedJSON("expected an object") }
+        return outline
     }
 
     /// The JSON value at the cursor, which moves past it (one read: text after the value is
     /// left for the caller).
-    mutating func jsonValue() throws(ToolCallParseError) -> TemplateValue {
+    mutating func jsonValue() throws(ToolCallParseError) -> JSONOutline {
         do {
-            let (value, end) = try parseJSONValue(in: bytes, from: index)
+            let (outline, end) = try JSONOutline.read(valueIn: bytes, from: index)
             index = end
-            return value
+            return outline
         } catch {
-            throw .malformedJSON("\(error)")
+            throw .malformedJSON("JSON \(error)")
         }
     }
 

@@ -23,7 +23,9 @@ import Quanta
             </tool_call>
             <tool_call>{"name": "get_time", "arguments": {}}</tool_call>\n
             """)
-        #expect(spaced == ParsedToolOutput(text: "Let me check.", calls: [weather, time], trailingText: ""))
+        // The arguments are the model's own bytes, spacing and all.
+        let spacedWeather = ParsedToolCall(name: "get_weather", argumentsJSON: #"{ "city":"Zürich","unit":"celsius" }"#)
+        #expect(spaced == ParsedToolOutput(text: "Let me check.", calls: [spacedWeather, time], trailingText: ""))
     }
 
     @Test func hermesLenientCases() throws {
