@@ -84,14 +84,27 @@ public struct LanguageModelExecutorGenerationRequest: Sendable, Equatable {
     }
 }
 
-/// Whether two optional schemas encode to the same JSON Schema.
+/// Whether two optional schemas write the same JSON Schema document, the order of object keys
+/// aside (two malformed schemas, which write none, are the same too).
 func sameSchema(_ a: GenerationSchema?, _ b: GenerationSchema?) -> Bool {
     switch (a, b) {
     case (nil, nil): return true
     case let (x?, y?):
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(x)) == (try? encoder.encode(y))
+        switch (try? SchemaResolver.resolve(x), try? SchemaResolver.resolve(y)) {
+        case (nil, nil): return true
+        case let (p?, q?): return sameIgnoringKeyOrder(JSONSchemaWriter.document(p), JSONSchemaWriter.document(q))
+        default: return false
+        }
     default: return false
+    }
+}
+
+/// Equal values, objects compared as sets of members.
+private func sameIgnoringKeyOrder(_ a: GeneratedContent, _ b: GeneratedContent) -> Bool {
+    switch (a.kind, b.kind) {
+    case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy { sameIgnoringKeyOrder($0, $1) }
+    case let (.structure(x, _), .structure(y, _)):
+        return x.count == y.count && x.allSatisfy { key, value in y[key].map { sameIgnoringKeyOrder(value, $0) } ?? false }
+    default: return a.kind == b.kind
     }
 }

@@ -1,40 +1,23 @@
 import JSON
 
-/// Writes `GeneratedContent` as compact JSON: no insignificant whitespace, properties in their
-/// recorded order, only the escapes JSON requires (quote, backslash, control characters).
+/// Writes `GeneratedContent` as compact JSON through the JSON target's one writer: no
+/// insignificant whitespace, properties in their recorded order, only the escapes JSON requires
+/// (quote, backslash, control characters), numbers as `JSONValue.number` writes them.
 enum JSONWriter {
     static func write(_ content: GeneratedContent) -> String {
-        var output = ""
-        write(content, into: &output)
-        return output
+        document(content).jsonText
     }
 
-    private static func write(_ content: GeneratedContent, into output: inout String) {
+    /// The content as a JSON document tree.
+    static func document(_ content: GeneratedContent) -> JSONValue {
         switch content.kind {
-        case .null:
-            output += "null"
-        case .bool(let value):
-            output += value ? "true" : "false"
-        case .number(let value):
-            output += number(value)
-        case .string(let value):
-            JSONString.write(value, into: &output)
-        case .array(let elements):
-            output += "["
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output += "," }
-                write(element, into: &output)
-            }
-            output += "]"
+        case .null: return .null
+        case .bool(let value): return .bool(value)
+        case .number(let value): return .number(value)
+        case .string(let value): return .string(value)
+        case .array(let elements): return .array(elements.map(document))
         case .structure(let properties, let orderedKeys):
-            output += "{"
-            for (index, key) in keysInOrder(properties, orderedKeys).enumerated() {
-                if index > 0 { output += "," }
-                JSONString.write(key, into: &output)
-                output += ":"
-                write(properties[key]!, into: &output)
-            }
-            output += "}"
+            return .object(keysInOrder(properties, orderedKeys).map { (key: $0, value: document(properties[$0]!)) })
         }
     }
 
@@ -47,14 +30,10 @@ enum JSONWriter {
         return keys
     }
 
-    /// Integral values print without a fraction (`3`, not `3.0`) so integers round-trip as
-    /// written; others use Swift's shortest round-tripping form. JSON has no infinities or NaN,
-    /// so those print as `null`.
+    /// A number's JSON text: integral values without a fraction (`3`, not `3.0`) so integers
+    /// round-trip as written, others in Swift's shortest round-tripping form, `null` for the
+    /// infinities and NaN, which JSON lacks.
     static func number(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        if value == value.rounded(), abs(value) < 1e15 {
-            return String(Int64(value))
-        }
-        return "\(value)"
+        JSONValue.number(value).jsonText
     }
 }
