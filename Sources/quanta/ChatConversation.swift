@@ -4,6 +4,7 @@ import Glibc
 import CommandLineSpec
 import Foundation
 import Quanta
+import Templates
 
 /// The conversation `quanta chat` holds: the model, the session on it and the settings, with
 /// what the commands do to them and the room a turn needs in the context.
@@ -81,16 +82,17 @@ final class ChatConversation {
     /// `/save` wrote or a JSON array of `{"role", "content"}` messages (`{"messages": [...]}`
     /// too), as `quanta template` reads. Returns its turns.
     func load(from path: String) throws(ChatError) -> Int {
-        let data: Data
-        do { data = Data(try readInputFile(path)) } catch { throw ChatError(error.message) }
-        guard let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+        let bytes: [UInt8]
+        do { bytes = try readInputFile(path) } catch { throw ChatError(error.message) }
+        guard let json = try? parseJSON(String(decoding: bytes, as: UTF8.self)) else {
             throw ChatError("cannot load \(path): it is not JSON")
         }
         let transcript: Transcript
-        if let messages = Self.messages(in: json) {
-            transcript = try Self.transcript(fromMessages: messages, path: path, system: system)
-        } else if let entries = json as? [[String: Any]], entries.allSatisfy({ $0["type"] is String }) {
-            do { transcript = try JSONDecoder().decode(Transcript.self, from: data) } catch {
+        if let conversation = ConversationJSON(json, requiringRoles: true) {
+            transcript = try Self.transcript(fromMessages: conversation.messages, path: path, system: system)
+        } else if case let .array(entries) = json, entries.allSatisfy({ $0["type"]?.stringValue != nil }) {
+            // The FM27 transcript's own Codable form, as /save wrote it.
+            do { transcript = try JSONDecoder().decode(Transcript.self, from: Data(bytes)) } catch {
                 throw ChatError("cannot load \(path): not a transcript /save wrote (\(Self.summary(of: error)))")
             }
         } else {
@@ -103,21 +105,14 @@ final class ChatConversation {
         return Self.turns(in: transcript)
     }
 
-    /// The message list of `{"messages": [...]}` or of a bare array whose objects have a "role".
-    private static func messages(in json: Any) -> [Any]? {
-        if let object = json as? [String: Any], let messages = object["messages"] as? [Any] { return messages }
-        if let array = json as? [Any], array.allSatisfy({ ($0 as? [String: Any])?["role"] != nil }) { return array }
-        return nil
-    }
-
     /// A transcript of system, user and assistant messages; without a system message the
     /// conversation's own instructions lead it.
-    private static func transcript(fromMessages messages: [Any], path: String, system: String?) throws(ChatError) -> Transcript {
+    private static func transcript(fromMessages messages: [TemplateValue], path: String, system: String?) throws(ChatError) -> Transcript {
         var entries: [Transcript.Entry] = [], instructions = system
-        for (index, item) in messages.enumerated() {
+        for (index, message) in messages.enumerated() {
             func failure(_ text: String) -> ChatError { ChatError("cannot load \(path): message \(index + 1) \(text)") }
-            guard let message = item as? [String: Any], let role = message["role"] as? String else { throw failure("has no \"role\"") }
-            guard let content = message["content"] as? String else { throw failure("has no \"content\" string") }
+            guard let role = message["role"]?.stringValue else { throw failure("has no \"role\"") }
+            guard let content = message["content"]?.stringValue else { throw failure("has no \"content\" string") }
             let segments: [Transcript.Segment] = [.text(Transcript.TextSegment(content: content))]
             switch role {
             case "system" where index == 0: instructions = content

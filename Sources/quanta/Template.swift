@@ -57,25 +57,20 @@ func runTemplate(_ argv: [String]) -> Int32 {
     do {
         let template = try source.map { (s: String) throws(TemplateError) -> ChatTemplate in try ChatTemplate(source: s) } ?? .plain
         let input = try parseJSON(readStandardInput())
-        var messages: [TemplateValue] = []
-        var tools: [TemplateValue]?
-        var extra: [String: TemplateValue] = [:]
-        switch input {
-        case let .array(items):
-            messages = items
-        case let .object(object):
-            guard case let .array(items)? = object["messages"] else { throw TemplateError.invalidInput("\"messages\" must be an array") }
-            messages = items
-            for (key, value) in object.pairs where key != "messages" {
-                if key == "tools" {
-                    if case let .array(t) = value { tools = t } else if value != .none { throw TemplateError.invalidInput("\"tools\" must be an array") }
-                } else {
-                    extra[key] = value
-                }
-            }
-        default:
+        guard let conversation = ConversationJSON(input) else {
+            if case .object = input { throw TemplateError.invalidInput("\"messages\" must be an array") }
             throw TemplateError.invalidInput("expected an object with \"messages\" or an array of messages")
         }
+        var tools: [TemplateValue]?
+        var extra: [String: TemplateValue] = [:]
+        for (key, value) in conversation.variables {
+            if key == "tools" {
+                if case let .array(t) = value { tools = t } else if value != .none { throw TemplateError.invalidInput("\"tools\" must be an array") }
+            } else {
+                extra[key] = value
+            }
+        }
+        let messages = conversation.messages
         let prompt = try template.render(messages: messages, addGenerationPrompt: addGenerationPrompt,
                                          bosToken: bos ?? "", eosToken: eos ?? "", tools: tools, extra: extra)
         writeStandardOutput(prompt)

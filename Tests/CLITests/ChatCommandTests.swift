@@ -111,5 +111,10 @@ import Testing
         let entries = try files.entries("saved.json")
         #expect(entries.map(\.type) == ["instructions", "prompt", "response"])
         #expect(entries.map(\.text) == ["You are terse.", "What is the capital of France?", "Paris."])
+        // The messages /load read are what `quanta template` renders.
+        try "{% for m in messages %}[{{ m.role }}|{{ m.content }}]{% endfor %}".write(toFile: files.path("t.jinja"), atomically: true, encoding: .utf8)
+        let rendered = try runQuanta(["template", "--template", files.path("t.jinja")], stdin: messages)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        #expect(rendered.stdout == "[system|You are terse.][user|What is the capital of France?][assistant|Paris.]", "\(rendered.stdout)")
     }
 }
