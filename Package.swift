@@ -94,7 +94,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench",
-            dependencies: ["CommandLineSpec", "GGUF", "Engine", "Architectures", "CKernels", "Tokenizers", "Grammar", "SyntheticModels"],
+            dependencies: ["CommandLineSpec", "GGUF", "Engine", "Architectures", "CKernels", "JSON", "Tokenizers", "Grammar", "SyntheticModels"],
             path: "Benchmarks/bench"
         ),
         // Random-weight GGUF files with published models' shapes and llama.cpp's type mixes, for

@@ -16,6 +16,7 @@ import Glibc
 import CKernels
 import CommandLineSpec
 import Engine
+import JSON
 
 struct KernelShape {
     let model: String, name: String, n: Int, k: Int, formats: [WeightFormat]
@@ -156,7 +157,7 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
         int8Peak[t] = 2 * macs / secs / 1e9
     }
     if !json {
-        print("int8 MAC peak (\(KernelPath.best), register-only): " + threadCounts.map { "\($0) thr \(fmt(int8Peak[$0]!, 1)) Gop/s" }.joined(separator: ", "))
+        print("int8 MAC peak (\(KernelPath.best), register-only): " + threadCounts.map { "\($0) thr \(fixed(int8Peak[$0]!, 1)) Gop/s" }.joined(separator: ", "))
         print("")
         print("| model | tensor | m | n | k | format | path | thr | ms | Gop/s | % int8 peak | vs sgemm | weight GB/s | vs stream read |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -221,15 +222,21 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
                         let gbps = Double(weightBytes) / secs / 1e9
                         let vsStream = m == 1 ? streamSecs / secs : 0
                         if json {
-                            var line = "{\"model\":\"\(shape.model)\",\"tensor\":\"\(shape.name)\",\"m\":\(m),\"n\":\(shape.n),\"k\":\(shape.k),"
-                            line += "\"format\":\"\(format)\",\"path\":\"\(path)\",\"threads\":\(t),\"cold\":\(cold && m == 1),\"ms\":\(fmt(secs * 1000, 4)),"
-                            line += "\"gops\":\(fmt(gops, 2)),\"pct_vnni_peak\":\(fmt(pct, 1)),\"int8_peak_gops\":\(fmt(int8Peak[t]!, 1)),"
-                            line += "\"vs_sgemm\":\(fmt(vsSgemm, 2)),\"sgemm_gops\":\(fmt(ops / sgemmSecs[sKey]! / 1e9, 2))"
-                            if m == 1 { line += ",\"weight_gbps\":\(fmt(gbps, 2)),\"vs_stream_read\":\(fmt(vsStream, 2)),\"stream_gbps\":\(fmt(Double(weightBytes) / streamSecs / 1e9, 2))" }
-                            print(line + "}")
+                            var row: [(key: String, value: JSONValue)] = [
+                                ("model", .string(shape.model)), ("tensor", .string(shape.name)), ("m", .integer(m)), ("n", .integer(shape.n)),
+                                ("k", .integer(shape.k)), ("format", .string("\(format)")), ("path", .string("\(path)")), ("threads", .integer(t)),
+                                ("cold", .bool(cold && m == 1)), ("ms", jsonNumber(secs * 1000, 4)), ("gops", jsonNumber(gops, 2)),
+                                ("pct_vnni_peak", jsonNumber(pct, 1)), ("int8_peak_gops", jsonNumber(int8Peak[t]!, 1)),
+                                ("vs_sgemm", jsonNumber(vsSgemm, 2)), ("sgemm_gops", jsonNumber(ops / sgemmSecs[sKey]! / 1e9, 2)),
+                            ]
+                            if m == 1 {
+                                row += [("weight_gbps", jsonNumber(gbps, 2)), ("vs_stream_read", jsonNumber(vsStream, 2)),
+                                        ("stream_gbps", jsonNumber(Double(weightBytes) / streamSecs / 1e9, 2))]
+                            }
+                            print(JSONValue.object(row).jsonText)
                         } else {
-                            let g = m == 1 ? fmt(gbps, 1) : "", s = m == 1 ? fmt(vsStream, 2) : ""
-                            print("| \(shape.model) | \(shape.name) | \(m) | \(shape.n) | \(shape.k) | \(format) | \(path) | \(t) | \(fmt(secs * 1000, 3)) | \(fmt(gops, 1)) | \(fmt(pct, 1)) | \(fmt(vsSgemm, 2)) | \(g) | \(s) |")
+                            let g = m == 1 ? fixed(gbps, 1) : "", s = m == 1 ? fixed(vsStream, 2) : ""
+                            print("| \(shape.model) | \(shape.name) | \(m) | \(shape.n) | \(shape.k) | \(format) | \(path) | \(t) | \(fixed(secs * 1000, 3)) | \(fixed(gops, 1)) | \(fixed(pct, 1)) | \(fixed(vsSgemm, 2)) | \(g) | \(s) |")
                         }
                     }
                 }
@@ -239,9 +246,3 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
     return 0
 }
 
-func fmt(_ x: Double, _ digits: Int) -> String {
-    var p = 1.0
-    for _ in 0..<digits { p *= 10 }
-    let v = (x * p).rounded() / p
-    return "\(v)"
-}

@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import JSON
 
 /// Runs an external llama.cpp `llama-bench` for side-by-side numbers. The repository never
 /// contains llama.cpp; this only looks for a binary the user built.
@@ -47,9 +48,8 @@ struct LlamaBench {
         process.waitUntilExit()
         let peakMiB = peak.stop()
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let mean = object["avg_ts"] as? Double else { continue }
-            return Result(mean: mean, stddev: object["stddev_ts"] as? Double ?? 0, peakRSSMiB: peakMiB)
+            guard let object = try? JSONValue(parsing: String(line)), let mean = object["avg_ts"]?.doubleValue else { continue }
+            return Result(mean: mean, stddev: object["stddev_ts"]?.doubleValue ?? 0, peakRSSMiB: peakMiB)
         }
         return nil
     }

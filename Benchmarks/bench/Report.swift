@@ -1,4 +1,5 @@
 import GGUF
+import JSON
 
 /// What the table says about a model file.
 struct ModelInfo {
@@ -38,16 +39,22 @@ func printRow(_ m: Measurement, info: ModelInfo, llamaCpp: LlamaBench.Result?, c
     print(row)
 }
 
+/// One row as a JSON object on one line (`--json`).
 func printJSON(_ m: Measurement, info: ModelInfo, loadSeconds: Double, llamaCpp: LlamaBench.Result?, roofline: Double?) {
-    var fields = [
-        "\"model\": \"\(info.name)\"", "\"test\": \"\(m.test)\"", "\"threads\": \(m.threads)",
-        "\"tok_s\": \(m.mean)", "\"stddev\": \(m.stddev)", "\"samples\": \(m.samples)",
-        "\"peak_rss_mb\": \(peakRSSMiB())", "\"load_s\": \(loadSeconds)",
+    var fields: [(key: String, value: JSONValue)] = [
+        ("model", .string(info.name)), ("test", .string(m.test)), ("threads", .integer(m.threads)),
+        ("tok_s", .number(m.mean)), ("stddev", .number(m.stddev)), ("samples", .array(m.samples.map { JSONValue.number($0) })),
+        ("peak_rss_mb", .number(peakRSSMiB())), ("load_s", .number(loadSeconds)),
     ]
-    if let roofline { fields.append("\"roofline_tok_s\": \(roofline)") }
+    if let roofline { fields.append(("roofline_tok_s", .number(roofline))) }
     if let l = llamaCpp {
-        if let rss = l.peakRSSMiB { fields.append("\"llama_cpp_peak_rss_mb\": \(rss)") }
-        fields += ["\"llama_cpp_tok_s\": \(l.mean)", "\"llama_cpp_stddev\": \(l.stddev)", "\"ratio\": \(m.mean / l.mean)"]
+        if let rss = l.peakRSSMiB { fields.append(("llama_cpp_peak_rss_mb", .number(rss))) }
+        fields += [("llama_cpp_tok_s", .number(l.mean)), ("llama_cpp_stddev", .number(l.stddev)), ("ratio", .number(m.mean / l.mean))]
     }
-    print("{" + fields.joined(separator: ", ") + "}")
+    print(JSONValue.object(fields).jsonText)
+}
+
+/// `x` as a JSON number with `digits` decimals, as `fixed` writes it (null when not finite).
+func jsonNumber(_ x: Double, _ digits: Int) -> JSONValue {
+    x.isFinite ? .number(x, text: fixed(x, digits)) : .null
 }

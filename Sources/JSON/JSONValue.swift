@@ -36,6 +36,12 @@ public enum JSONValue: Sendable, Equatable {
         return members.last { $0.key == key }?.value
     }
 
+    /// The value of a number, nil for other values.
+    public var doubleValue: Double? {
+        if case let .number(value, _) = self { return value }
+        return nil
+    }
+
     /// Compact JSON text (no spaces), strings escaped as `JSONString` writes them.
     public var jsonText: String {
         var out = ""
