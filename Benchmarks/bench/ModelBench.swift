@@ -65,6 +65,8 @@ enum IgnoredBenchOptions {
                            "Quanta sizes its prefill batches itself"),
         OptionSpec.ignored(["-fa", "--flash-attn"], value: "0|1", check: ValueCheck.onOffAuto.commaSeparated,
                            "Quanta's attention is always fused (tiled, online softmax)"),
+        OptionSpec.ignored(["-lm", "--load-mode"], value: "MODE[,MODE...]", check: ValueCheck.loadMode.commaSeparated,
+                           "Quanta loads one way: the weights are repacked into its own memory and the file is unmapped"),
     ]
 }
 

@@ -48,11 +48,14 @@ public struct ValueCheck: Hashable, Sendable {
     public let integers: Bool
     public let words: [String]
     public let list: Bool
+    /// How many of `words` an error message names (the rest are synonyms).
+    public let namedWords: Int
 
-    public init(integers: Bool, words: [String] = [], list: Bool = false) {
+    public init(integers: Bool, words: [String] = [], list: Bool = false, namedWords: Int? = nil) {
         self.integers = integers
         self.words = words
         self.list = list
+        self.namedWords = namedWords ?? words.count
     }
 
     /// Any integer.
@@ -62,19 +65,22 @@ public struct ValueCheck: Hashable, Sendable {
     /// One of `words`.
     public static func oneOf(_ words: String...) -> ValueCheck { ValueCheck(integers: false, words: words) }
     /// llama.cpp's on/off/auto values (`-fa`, `-co`) with the synonyms its parser takes.
-    public static let onOffAuto = ValueCheck(integers: false, words: ["on", "off", "auto", "enabled", "disabled", "true", "false", "1", "0", "-1"])
+    public static let onOffAuto = ValueCheck(integers: false, words: ["on", "off", "auto", "enabled", "disabled", "true", "false", "1", "0", "-1"],
+                                             namedWords: 3)
+    /// llama.cpp's model loading modes (`-lm`, `--load-mode`).
+    public static let loadMode = oneOf("auto", "none", "mmap", "mlock", "mmap+mlock", "dio")
     /// The same check for each item of a comma-separated list.
-    public var commaSeparated: ValueCheck { ValueCheck(integers: integers, words: words, list: true) }
+    public var commaSeparated: ValueCheck { ValueCheck(integers: integers, words: words, list: true, namedWords: namedWords) }
 
     func accepts(_ text: String) -> Bool {
         let items = list ? text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) : [text]
         return items.allSatisfy { item in (integers && Int(item) != nil) || words.contains(item) }
     }
 
-    /// "an integer, auto or all", "on, off or auto"; synonyms after the first three words are left out.
+    /// "an integer, auto or all", "on, off or auto"; synonyms after the named words are left out.
     var description: String {
         var parts = integers ? ["an integer"] : []
-        parts += words.prefix(3)
+        parts += words.prefix(namedWords)
         let one = parts.count > 1 ? parts.dropLast().joined(separator: ", ") + " or " + parts.last! : parts.first ?? "a value"
         return list ? "a comma-separated list of \(one == "an integer" ? "integers" : one)" : one
     }

@@ -55,7 +55,9 @@ enum IgnoredOptions {
     static let noConversation = OptionSpec.ignored(["-no-cnv", "--no-conversation"],
                                                    "generate never applies a chat template")
     static let jinja = OptionSpec.ignored(["--jinja"], "chat templates always run on Quanta's own Jinja engine")
+    static let loadMode = OptionSpec.ignored(["-lm", "--load-mode"], value: "auto|none|mmap|mlock|mmap+mlock|dio", check: .loadMode,
+                                             "Quanta loads one way: the weights are repacked into its own memory and the file is unmapped")
 
     /// What every model-running command accepts.
-    static let modelRunning = [gpuLayers, batchSize, flashAttention]
+    static let modelRunning = [gpuLayers, batchSize, flashAttention, loadMode]
 }

@@ -38,6 +38,22 @@ import Testing
                             "quanta: error: -ngl needs a value (N) (see quanta generate --help)")
     }
 
+    /// `-lm` / `--load-mode` (llama.cpp's model loading mode) takes one of the modes llama.cpp's
+    /// common/arg.cpp takes, and changes nothing (`bench` takes a list, as llama-bench does:
+    /// `benchArguments`).
+    @Test func loadModeIsAcceptedAsLlamaCppTakesIt() throws {
+        let r = try runQuanta(["generate", "-lm", "mmap+mlock", "-m", smollm, "-p", "hi", "-n", "2", "-t", "2", "--load-mode=dio"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let notes = r.stderr.split(separator: "\n").filter { $0.hasPrefix("quanta: note: ") }
+        #expect(notes == ["quanta: note: -lm mmap+mlock ignored: Quanta loads one way: the weights are repacked into its own memory and the file is unmapped",
+                          "quanta: note: --load-mode dio ignored: Quanta loads one way: the weights are repacked into its own memory and the file is unmapped"],
+                "\(r.stderr)")
+        expectArgumentError(try runQuanta(["generate", "-m", smollm, "-p", "hi", "-lm", "mmap,mlock"]),
+                            "quanta: error: -lm takes auto, none, mmap, mlock, mmap+mlock or dio, got 'mmap,mlock' (see quanta generate --help)")
+        expectArgumentError(try runQuanta(["serve", "-m", smollm, "--load-mode", "lazy"]),
+                            "quanta: error: --load-mode takes auto, none, mmap, mlock, mmap+mlock or dio, got 'lazy' (see quanta serve --help)")
+    }
+
     @Test func misspellingsGetDidYouMean() throws {
         expectArgumentError(try runQuanta(["generate", "-m", smollm, "-p", "hi", "--tmep", "0.5"]),
                             "quanta: error: unknown option '--tmep'; did you mean '--temp'? (see quanta generate --help)")
@@ -134,6 +150,9 @@ import Testing
                             "bench: error: unknown option '--repetitons'; did you mean '--repetitions'? (see bench --help)", status: 2)
         expectArgumentError(try bench(["-ngl", "x"]),
                             "bench: error: -ngl takes a comma-separated list of integers, got 'x' (see bench --help)", status: 2)
+        expectArgumentError(try bench(["-lm", "mmap,fast"]),
+                            "bench: error: -lm takes a comma-separated list of auto, none, mmap, mlock, mmap+mlock or dio, got 'mmap,fast' (see bench --help)",
+                            status: 2)
         expectArgumentError(try bench(["kernels", "--threads"]),
                             "bench: error: --threads needs a value (N[,N...]) (see bench kernels --help)", status: 2)
         expectArgumentError(try bench(["tokenizer", "--mb", "lots"]),
