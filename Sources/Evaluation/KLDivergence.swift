@@ -166,8 +166,8 @@ extension LocalLanguageModel {
     public func klDivergence(againstBase path: String, maximumChunks: Int? = nil,
                              progress: (_ chunk: Int, _ chunks: Int, KLDivergenceStatistics) -> Void = { _, _, _ in }) throws(LogProbabilityFileError) -> KLDivergenceStatistics {
         let base = try LogProbabilityFile(path: path)
-        let tokenizer = weights.tokenizer
-        return try Evaluation.klDivergence(model: weights.network, base: base, bos: tokenizer.addsBOS ? tokenizer.bosID : nil,
+        let tokenizer = loaded.tokenizer
+        return try Evaluation.klDivergence(model: loaded.network, base: base, bos: tokenizer.addsBOS ? tokenizer.bosID : nil,
                                        threads: executorConfiguration.threads, kvFormat: configuration.kvCache.format,
                                        maximumChunks: maximumChunks) { progress($0, min(base.chunks, maximumChunks ?? .max), $1) }
     }

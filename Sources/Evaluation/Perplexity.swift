@@ -111,16 +111,16 @@ extension LocalLanguageModel {
     /// llama-perplexity's `--kl-divergence-base` format, for `klDivergence(againstBase:)`.
     public func perplexity(of text: String, contextSize: Int, maximumChunks: Int? = nil, writingBaseTo baseFile: String? = nil,
                            progress: (_ chunk: Int, _ chunks: Int, PerplexityResult) -> Void = { _, _, _ in }) throws(PerplexityError) -> PerplexityResult {
-        let tokenizer = weights.tokenizer
+        let tokenizer = loaded.tokenizer
         var tokens = tokenizer.encode(text, addSpecial: true, parseSpecial: false)
         let chunks = min(tokens.count / max(contextSize, 1), maximumChunks ?? .max)
         if chunks > 0 { tokens = Array(tokens.prefix(chunks * contextSize)) }
         var writer: LogProbabilityWriter?
         if let baseFile, chunks > 0 {
-            do { writer = try LogProbabilityWriter(path: baseFile, contextSize: contextSize, vocabulary: weights.network.hyperparameters.vocabulary, tokens: tokens) }
+            do { writer = try LogProbabilityWriter(path: baseFile, contextSize: contextSize, vocabulary: loaded.network.hyperparameters.vocabulary, tokens: tokens) }
             catch { throw .baseFile(error) }
         }
-        return try Evaluation.perplexity(model: weights.network, tokens: tokens, context: contextSize,
+        return try Evaluation.perplexity(model: loaded.network, tokens: tokens, context: contextSize,
                                      bos: tokenizer.addsBOS ? tokenizer.bosID : nil, threads: executorConfiguration.threads,
                                      kvFormat: configuration.kvCache.format, base: writer) { progress($0, chunks, $1) }
     }

@@ -38,11 +38,11 @@ extension LocalLanguageModel {
         let (stream, continuation) = AsyncThrowingStream<CompletionEvent, any Error>.makeStream()
         let settings = sampling ?? configuration.sampling
         let configuration = executorConfiguration
-        let weights = self.weights
+        let loaded = self.loaded
         let task = Task {
             do {
                 try await Self.runCompletion(prompt, maximumTokens: maximumTokens, sampling: settings, seed: seed, logprobs: logprobs, batched: batched,
-                                             configuration: configuration, weights: weights) { continuation.yield($0) }
+                                             configuration: configuration, loaded: loaded) { continuation.yield($0) }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -54,13 +54,13 @@ extension LocalLanguageModel {
 
     private static func runCompletion(_ prompt: String, maximumTokens: Int?, sampling: SamplingDefaults, seed: UInt64?,
                                       logprobs: LogprobsRequest?, batched: Bool,
-                                      configuration: Executor.Configuration, weights: ModelWeights,
+                                      configuration: Executor.Configuration, loaded: LoadedModel,
                                       send: (CompletionEvent) -> Void) async throws {
         if let reason = sampling.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
         if let maximumTokens, maximumTokens < 1 {
             throw InvalidGenerationOptionsError(reason: "maximumTokens must be at least 1, got \(maximumTokens)")
         }
-        let tokenizer = weights.tokenizer
+        let tokenizer = loaded.tokenizer
         let promptTokens = tokenizer.encode(prompt, addSpecial: true, parseSpecial: true)
         let contextSize = configuration.contextSize
         guard !promptTokens.isEmpty else {
@@ -71,9 +71,9 @@ extension LocalLanguageModel {
         }
         // Batched: on the model's batcher, as chat requests are, so a completion's decode steps
         // share one forward pass with every session and server slot decoding beside it.
-        let sequence = TokenSequence(network: weights.network, contextSize: contextSize, threads: configuration.threads,
+        let sequence = TokenSequence(network: loaded.network, contextSize: contextSize, threads: configuration.threads,
                                      kvCache: configuration.kvCache.format,
-                                     batcher: batched ? weights.batcher(threads: configuration.threads, contextSize: contextSize) : nil)
+                                     batcher: batched ? loaded.batcher(threads: configuration.threads, contextSize: contextSize) : nil)
         let start = ContinuousClock.now
         let logits = try await sequence.prefill(promptTokens, wantLogits: true) ?? []
         send(.prefilled(promptTokens: promptTokens, seconds: seconds(since: start)))

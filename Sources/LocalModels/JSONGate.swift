@@ -31,7 +31,7 @@ struct JSONGate: OutputGate {
     }
 }
 
-extension ModelWeights {
+extension LoadedModel {
     /// The vocabulary as constrained decoding sees it: each token's decoded bytes, control tokens
     /// excluded (they never appear inside a document), and the end-of-generation ids. Built on
     /// first use (a trie over the whole vocabulary) and kept for the process.

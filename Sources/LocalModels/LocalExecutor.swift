@@ -43,7 +43,7 @@ extension LocalLanguageModel {
         /// Prefills the rendered `transcript` (instructions and prompt prefix, no generation
         /// prompt) in the background; the next request waits for it and finds it cached.
         public func prewarm(model: LocalLanguageModel, transcript: Transcript) {
-            guard let prompt = try? model.weights.render(transcript, addGenerationPrompt: false),
+            guard let prompt = try? model.loaded.render(transcript, addGenerationPrompt: false),
                   prompt.tokens.count < configuration.contextSize else { return }
             state.withLock { s in
                 let previous = s.prewarm
@@ -83,13 +83,13 @@ extension LocalLanguageModel {
                     unsupportedContent: [], debugDescription: "a request's transcript must end with a prompt or tool outputs"))
             }
             let level = request.contextOptions.reasoningLevel
-            let weights = model.weights
-            let plan = try OutputPlan(request: request, weights: weights)
+            let loaded = model.loaded
+            let plan = try OutputPlan(request: request, loaded: loaded)
             var renderOptions = RenderOptions()
             renderOptions.enableThinking = ReasoningBudget.isOff(level) ? false : nil
             renderOptions.promptSuffix = plan.promptSuffix
             renderOptions.tools = plan.tools
-            let prompt = try weights.render(plan.transcript, renderOptions)
+            let prompt = try loaded.render(plan.transcript, renderOptions)
             let contextSize = configuration.contextSize
             guard prompt.tokens.count < contextSize else {
                 throw LanguageModelError.contextSizeExceeded(.init(contextSize: contextSize, tokenCount: prompt.tokens.count))
@@ -108,9 +108,9 @@ extension LocalLanguageModel {
             let input = LanguageModelExecutorGenerationChannel.Usage.Input(totalTokenCount: prompt.tokens.count, cachedTokenCount: cached)
             await channel.send(.response(action: .updateUsage(input: input, output: .init(totalTokenCount: 0, reasoningTokenCount: 0))))
 
-            var events = ResponseEventWriter(weights: weights, channel: channel, startsInsideThinking: prompt.startsInsideThinking,
+            var events = ResponseEventWriter(loaded: loaded, channel: channel, startsInsideThinking: prompt.startsInsideThinking,
                                              thinkingBudget: ReasoningBudget.tokens(for: level, maximumResponseTokens: limit),
-                                             filter: AnswerFilter(stopSequences: weights.stopSequences, callOpenings: plan.callOpenings,
+                                             filter: AnswerFilter(stopSequences: loaded.stopSequences, callOpenings: plan.callOpenings,
                                                                   markup: plan.markup))
             var gate = plan.gate
             var sampler = Sampler(request.generationOptions.samplingParameters(defaults: settings,
@@ -137,7 +137,7 @@ extension LocalLanguageModel {
                     token = sampler.sample(&logits)
                 }
                 if let logprobs, let raw {
-                    logprobs.receive(TokenLogprob(token: token, logits: raw, top: logprobs.top, tokenizer: weights.tokenizer))
+                    logprobs.receive(TokenLogprob(token: token, logits: raw, top: logprobs.top, tokenizer: loaded.tokenizer))
                 }
                 return token
             }, emit: { token in
@@ -170,9 +170,9 @@ extension LocalLanguageModel {
                 defer { s.sequence = nil }
                 return s.sequence
             }
-            return held ?? TokenSequence(network: model.weights.network, contextSize: configuration.contextSize,
+            return held ?? TokenSequence(network: model.loaded.network, contextSize: configuration.contextSize,
                                          threads: configuration.threads, kvCache: configuration.kvCache.format,
-                                         batcher: model.weights.batcher(threads: configuration.threads,
+                                         batcher: model.loaded.batcher(threads: configuration.threads,
                                                                         contextSize: configuration.contextSize))
         }
 

@@ -43,17 +43,18 @@ public struct LocalLanguageModel: LanguageModel {
     public let url: URL
     /// The settings it was loaded with.
     public let configuration: Configuration
-    package let weights: ModelWeights
+    /// The loaded file (network, tokenizer, chat template), shared by every model of it.
+    package let loaded: LoadedModel
 
-    /// Loads (or reuses) the weights of the GGUF file at `url`.
+    /// Loads (or reuses) the GGUF file at `url`.
     /// - Throws: the GGUF, tokenizer, template or architecture error that stopped the load, or
     ///   `InvalidGenerationOptionsError` for sampling defaults or a KV cache type the model cannot use.
     public init(contentsOf url: URL, configuration: Configuration = Configuration()) async throws {
         self.url = url
         self.configuration = configuration
         if let reason = configuration.sampling.invalidReason { throw InvalidGenerationOptionsError(reason: reason) }
-        weights = try await WeightStore.shared.weights(path: url.path, mode: configuration.weights.mode)
-        let headDim = weights.network.hyperparameters.headDim
+        loaded = try await LoadedModelStore.shared.model(path: url.path, mode: configuration.weights.mode)
+        let headDim = loaded.network.hyperparameters.headDim
         guard configuration.kvCache.format.supports(headDim: headDim) else {
             throw InvalidGenerationOptionsError(reason: "the \(configuration.kvCache.rawValue) KV cache needs a head dimension that is a "
                                                 + "multiple of 32; this model's is \(headDim)")
@@ -72,17 +73,17 @@ public struct LocalLanguageModel: LanguageModel {
     }
 
     /// The context length the model was trained with.
-    public var trainedContextSize: Int { weights.network.hyperparameters.trainedContext }
+    public var trainedContextSize: Int { loaded.network.hyperparameters.trainedContext }
 
     /// `.reasoning` when the vocabulary has `<think>` and `</think>` tokens; nothing else yet.
-    public var capabilities: LanguageModelCapabilities { weights.capabilities }
+    public var capabilities: LanguageModelCapabilities { loaded.capabilities }
 
     /// Always `.available`: the weights are loaded by `init`.
     public var availability: LanguageModelAvailability { .available }
 
-    /// Whether the weights came with a chat template (false: the plain format
+    /// Whether the file came with a chat template (false: the plain format
     /// `ChatTemplate.plainSource` is used).
-    public var hasChatTemplate: Bool { weights.hasOwnTemplate }
+    public var hasChatTemplate: Bool { loaded.hasOwnTemplate }
 
     /// The file, the context window and the thread count (every session gets an executor).
     public var executorConfiguration: Executor.Configuration {
@@ -99,39 +100,39 @@ public struct LocalLanguageModel: LanguageModel {
 
     /// Tokens these instructions take as the system message (template text included).
     public func tokenCount(for instructions: Instructions) async throws -> Int {
-        try weights.render([Transcript.Entry.instructions(.init(segments: [.text(instructions.text)]))],
+        try loaded.render([Transcript.Entry.instructions(.init(segments: [.text(instructions.text)]))],
                            addGenerationPrompt: false).tokens.count
     }
 
     /// Tokens the definitions of these tools take in the prompt.
     public func tokenCount(for tools: [any Tool]) async throws -> Int {
         let definitions = tools.map { Transcript.ToolDefinition(tool: $0) }
-        let with = try weights.render([Transcript.Entry.instructions(.init(segments: [], toolDefinitions: definitions))],
+        let with = try loaded.render([Transcript.Entry.instructions(.init(segments: [], toolDefinitions: definitions))],
                                       addGenerationPrompt: false)
-        let without = try weights.render([Transcript.Entry.instructions(.init(segments: []))], addGenerationPrompt: false)
+        let without = try loaded.render([Transcript.Entry.instructions(.init(segments: []))], addGenerationPrompt: false)
         return max(0, with.tokens.count - without.tokens.count)
     }
 
     /// Tokens the schema's prompt text takes (what `includeSchemaInPrompt` adds).
     public func tokenCount(for schema: GenerationSchema) async throws -> Int {
-        weights.tokenizer.encode(schema.schemaPromptText(), addSpecial: false, parseSpecial: false).count
+        loaded.tokenizer.encode(schema.schemaPromptText(), addSpecial: false, parseSpecial: false).count
     }
 
     /// Input tokens a request would spend whose transcript is `entries` (ending with its
     /// prompt): exactly `usage.input.totalTokenCount` of that request.
     public func tokenCount(for transcriptEntries: some Collection<Transcript.Entry>) async throws -> Int {
-        try weights.render(transcriptEntries).tokens.count
+        try loaded.render(transcriptEntries).tokens.count
     }
 
     /// What the batcher of this model's file, thread count and window has run (every session,
     /// completion and server slot of this configuration shares it): decode steps, their rows,
     /// prefill batches and tokens.
     package var batching: DecodeBatcher.Totals {
-        weights.batcher(threads: executorConfiguration.threads, contextSize: contextSize).runSoFar
+        loaded.batcher(threads: executorConfiguration.threads, contextSize: contextSize).runSoFar
     }
 
-    /// Forgets the process-wide cached weights of `url`, so the next load reads the file again.
+    /// Forgets the process-wide cached load of `url`, so the next load reads the file again.
     public static func evictCachedWeights(contentsOf url: URL) async {
-        await WeightStore.shared.evict(path: url.path)
+        await LoadedModelStore.shared.evict(path: url.path)
     }
 }

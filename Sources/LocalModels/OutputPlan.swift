@@ -37,16 +37,16 @@ struct OutputPlan {
     /// The format calls are written in.
     package let format: ToolCallFormat
 
-    init(request: LanguageModelExecutorGenerationRequest, weights: ModelWeights) throws {
+    init(request: LanguageModelExecutorGenerationRequest, loaded: LoadedModel) throws {
         transcript = request.transcript
-        format = weights.toolFormat
+        format = loaded.toolFormat
         let mode = request.generationOptions.toolCallingMode?.kind ?? .allowed
         if mode != .disallowed { tools = request.enabledToolDefinitions }
         if !request.enabledToolDefinitions.isEmpty || request.transcript.contains(where: \.involvesTools) { markup = format.markup }
         if !tools.isEmpty {
             callOpenings = format.callOpenings
             if mode == .required {
-                gate = try Self.gate("tool call") { try Self.requiredCallGrammar(tools, format) } vocabulary: { weights.grammarVocabulary }
+                gate = try Self.gate("tool call") { try Self.requiredCallGrammar(tools, format) } vocabulary: { loaded.grammarVocabulary }
                 return
             }
         }
@@ -54,7 +54,7 @@ struct OutputPlan {
             if request.contextOptions.includeSchemaInPrompt != false {
                 promptSuffix = "\n\nRespond with JSON that follows this JSON Schema:\n" + schema.schemaPromptText()
             }
-            gate = try Self.gate(schema.name) { try schema.jsonGrammar() } vocabulary: { weights.grammarVocabulary }
+            gate = try Self.gate(schema.name) { try schema.jsonGrammar() } vocabulary: { loaded.grammarVocabulary }
         }
     }
 

@@ -23,7 +23,7 @@ struct RenderOptions {
     var tools: [Transcript.ToolDefinition]?
 }
 
-extension ModelWeights {
+extension LoadedModel {
     /// Renders `transcript` as the model's template would for a request, and tokenizes it.
     ///
     /// Instructions become the `system` message, prompts `user`, responses `assistant`, tool

@@ -10,7 +10,7 @@ struct ResponseEventWriter {
     enum Phase { case start, thinking, answering }
     enum Outcome { case more, stop }
 
-    package let weights: ModelWeights
+    package let loaded: LoadedModel
     let channel: LanguageModelExecutorGenerationChannel
     let thinkingBudget: Int
     let reasoningID = UUID().uuidString
@@ -23,15 +23,15 @@ struct ResponseEventWriter {
     private var answerText: StreamingDetokenizer
     private var filter: AnswerFilter
 
-    init(weights: ModelWeights, channel: LanguageModelExecutorGenerationChannel, startsInsideThinking: Bool,
+    init(loaded: LoadedModel, channel: LanguageModelExecutorGenerationChannel, startsInsideThinking: Bool,
          thinkingBudget: Int, filter: AnswerFilter) {
-        self.weights = weights
+        self.loaded = loaded
         self.channel = channel
         self.thinkingBudget = thinkingBudget
         self.filter = filter
         phase = startsInsideThinking ? .thinking : .start
-        reasoningText = StreamingDetokenizer(tokenizer: weights.tokenizer)
-        answerText = StreamingDetokenizer(tokenizer: weights.tokenizer)
+        reasoningText = StreamingDetokenizer(tokenizer: loaded.tokenizer)
+        answerText = StreamingDetokenizer(tokenizer: loaded.tokenizer)
     }
 
     var usage: LanguageModelExecutorGenerationChannel.Usage.Output {
@@ -44,11 +44,11 @@ struct ResponseEventWriter {
     /// Whether `token`, emitted next, is part of the answer: not a thought, and not the opening
     /// marker that starts the think block.
     func isAnswerToken(_ token: Int32) -> Bool {
-        phase == .answering || phase == .start && token != weights.thinkMarkers?.open
+        phase == .answering || phase == .start && token != loaded.thinkMarkers?.open
     }
 
     /// The think block's opening marker while the model may still open one (nothing generated).
-    var thinkOpening: Int32? { phase == .start ? weights.thinkMarkers?.open : nil }
+    var thinkOpening: Int32? { phase == .start ? loaded.thinkMarkers?.open : nil }
 
     /// Whether the answer was held back as a tool call.
     var filterHeldCall: Bool { filter.isCall }
@@ -56,15 +56,15 @@ struct ResponseEventWriter {
     /// `</think>` once the thinking budget is spent, else nil (sample).
     var forcedToken: Int32? {
         guard phase == .thinking, thinkingTokens >= thinkingBudget else { return nil }
-        return weights.thinkMarkers?.close
+        return loaded.thinkMarkers?.close
     }
 
     /// Accounts for one generated token and sends its event.
     mutating func emit(_ token: Int32) async -> Outcome {
         generated += 1
-        let endOfGeneration = weights.tokenizer.endOfGenerationIDs.contains(token)
+        let endOfGeneration = loaded.tokenizer.endOfGenerationIDs.contains(token)
         switch phase {
-        case .start where token == weights.thinkMarkers?.open:
+        case .start where token == loaded.thinkMarkers?.open:
             phase = .thinking
             reasoningTokens += 1
             await channel.send(.reasoning(entryID: reasoningID, action: .appendText("", tokenCount: 1)))
@@ -77,7 +77,7 @@ struct ResponseEventWriter {
             return .stop
         case .thinking:
             reasoningTokens += 1
-            if token == weights.thinkMarkers?.close {
+            if token == loaded.thinkMarkers?.close {
                 phase = .answering
                 await channel.send(.reasoning(entryID: reasoningID, action: .appendText(reasoningText.flush(), tokenCount: 1)))
                 return .more

@@ -184,7 +184,7 @@ extension SystemLanguageModel: LanguageModel {
     /// `<think>` and `</think>` (once loaded, exactly the `LocalLanguageModel`'s capabilities).
     final public var capabilities: LanguageModelCapabilities {
         if let loaded = slot.loaded { return loaded.capabilities }
-        return ModelWeights.capabilities(hasThinkMarkers: slot.facts()?.hasThinkMarkers == true)
+        return LoadedModel.capabilities(hasThinkMarkers: slot.facts()?.hasThinkMarkers == true)
     }
 
     /// The file (every session gets its own executor, and with it its own KV cache).

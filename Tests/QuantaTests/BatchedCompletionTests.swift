@@ -52,7 +52,7 @@ import Quanta
     @Test func completionsBatchedWithChatsAnswerAsAlone() async throws {
         let url = PerplexityReference.root.appendingPathComponent("Models/SmolLM2-135M-Instruct.Q4_1.gguf")
         let model = try await LocalLanguageModel(contentsOf: url, configuration: .init(contextSize: 448, threads: 2))
-        let batcher = model.weights.batcher(threads: 2, contextSize: 448)
+        let batcher = model.loaded.batcher(threads: 2, contextSize: 448)
         var aloneRuns: [Run] = [], aloneChats: [String] = []
         for c in Self.completions { aloneRuns.append(try await Self.complete(model, c)) }
         // Each generated token but the last ran in a decode step, and the last one too (the loop

@@ -24,7 +24,7 @@ import Quanta
     @Test func concurrentSessionsAnswerAsAlone() async throws {
         let url = PerplexityReference.root.appendingPathComponent("Models/SmolLM2-135M-Instruct.Q4_1.gguf")
         let model = try await LocalLanguageModel(contentsOf: url, configuration: .init(contextSize: 480, threads: 2))
-        let batcher = model.weights.batcher(threads: 2, contextSize: 480)
+        let batcher = model.loaded.batcher(threads: 2, contextSize: 480)
         var alone: [String] = []
         for c in Self.cases { alone.append(try await Self.answer(model, c)) }
         let before = batcher.runSoFar

@@ -14,7 +14,7 @@ import Quanta
 
     /// The naive loop: the prompt in one forward pass, then one token at a time (as the engine runs them).
     func naiveGreedy(_ model: LocalLanguageModel, prompt: [Int32], frequency: Double, presence: Double) throws -> [Int32] {
-        let sequence = TokenSequence(network: model.weights.network, contextSize: 512, threads: 2)
+        let sequence = TokenSequence(network: model.loaded.network, contextSize: 512, threads: 2)
         var logits = try #require(try sequence.append(prompt, wantLogits: true))
         var counts: [Int32: Int] = [:]
         var out: [Int32] = []
@@ -27,7 +27,7 @@ import Quanta
             }
             let token = Int32(best)
             out.append(token)
-            if model.weights.tokenizer.endOfGenerationIDs.contains(token) { break }
+            if model.loaded.tokenizer.endOfGenerationIDs.contains(token) { break }
             counts[token, default: 0] += 1
             logits = try #require(try sequence.appendOne(token, wantLogits: true))
         }

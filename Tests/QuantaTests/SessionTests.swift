@@ -37,8 +37,8 @@ enum SmolLM2 {
 
         let second = try await session.respond(to: "And of Italy?", options: SmolLM2.greedy)
         // Independently: turn 1's prompt is turn 2's rendered history up to the reply's first token.
-        let history = try model.weights.render(afterFirst, addGenerationPrompt: false).tokens
-        let firstPrompt = try model.weights.render(Transcript(entries: afterFirst.prefix(2))).tokens
+        let history = try model.loaded.render(afterFirst, addGenerationPrompt: false).tokens
+        let firstPrompt = try model.loaded.render(Transcript(entries: afterFirst.prefix(2))).tokens
         #expect(Array(history.prefix(firstPrompt.count)) == firstPrompt)
         #expect(second.usage.input.cachedTokenCount == first.usage.input.totalTokenCount)
         #expect(first.usage.input.totalTokenCount == firstPrompt.count)
@@ -214,7 +214,7 @@ enum SmolLM2 {
         let session = LanguageModelSession(model: model, instructions: instructions)
         session.prewarm()
         let response = try await session.respond(to: "Hello", options: GenerationOptions(samplingMode: .greedy, maximumResponseTokens: 2))
-        let system = try model.weights.render([session.transcript[0]], addGenerationPrompt: false).tokens.count
+        let system = try model.loaded.render([session.transcript[0]], addGenerationPrompt: false).tokens.count
         #expect(system > 5)
         #expect(response.usage.input.cachedTokenCount == system)
     }
@@ -238,7 +238,7 @@ enum SmolLM2 {
         async let a = SmolLM2.model(contextSize: 128)
         async let b = SmolLM2.model(contextSize: 256)
         let (x, y) = try await (a, b)
-        #expect(x.weights === y.weights)
+        #expect(x.loaded === y.loaded)
         #expect(x.contextSize == 128 && y.contextSize == 256)
     }
 }

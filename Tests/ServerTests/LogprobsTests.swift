@@ -14,7 +14,7 @@ import Quanta
 
     /// Per greedy step, the most likely tokens' (bytes, logprob), most likely first.
     static func reference(_ model: LocalLanguageModel, prompt: [Int32], steps: Int, top: Int) throws -> [[([Int], Double)]] {
-        let sequence = TokenSequence(network: model.weights.network, contextSize: 512, threads: 2)
+        let sequence = TokenSequence(network: model.loaded.network, contextSize: 512, threads: 2)
         var logits = try #require(try sequence.append(prompt, wantLogits: true))
         var out: [[([Int], Double)]] = []
         for _ in 0..<steps {
@@ -22,7 +22,7 @@ import Quanta
             let logSum = log(logits.reduce(0.0) { $0 + exp(Double($1) - maximum) }) + maximum
             let order = logits.indices.sorted { logits[$0] > logits[$1] || (logits[$0] == logits[$1] && $0 < $1) }
             out.append(order.prefix(max(1, top)).map {
-                (model.weights.tokenizer.pieceBytes(Int32($0), renderSpecial: false).map(Int.init), Double(logits[$0]) - logSum)
+                (model.loaded.tokenizer.pieceBytes(Int32($0), renderSpecial: false).map(Int.init), Double(logits[$0]) - logSum)
             })
             logits = try #require(try sequence.appendOne(Int32(order[0]), wantLogits: true))
         }
@@ -54,7 +54,7 @@ import Quanta
         let entries = try #require((choice["logprobs"] as? [String: Any])?["content"] as? [[String: Any]])
         let text = try #require((choice["message"] as? [String: Any])?["content"] as? String)
         try #require(!entries.isEmpty)
-        let rendered = try model.weights.render(Transcript(entries: [.prompt(.init(segments: [.text(.init(content: Self.question))]))]))
+        let rendered = try model.loaded.render(Transcript(entries: [.prompt(.init(segments: [.text(.init(content: Self.question))]))]))
         let chatReference = try Self.reference(model, prompt: rendered.tokens, steps: entries.count, top: 3)
         var answer: [UInt8] = []
         for (step, (entry, expected)) in zip(entries, chatReference).enumerated() {
@@ -88,7 +88,7 @@ import Quanta
         let tokens = try #require(legacy["tokens"] as? [String]), values = try #require(legacy["token_logprobs"] as? [Double])
         let tops = try #require(legacy["top_logprobs"] as? [[String: Double]]), offsets = try #require(legacy["text_offset"] as? [Int])
         try #require(!tokens.isEmpty && values.count == tokens.count && tops.count == tokens.count && offsets.count == tokens.count)
-        let promptTokens = model.weights.tokenizer.encode(Self.prompt, addSpecial: true, parseSpecial: true)
+        let promptTokens = model.loaded.tokenizer.encode(Self.prompt, addSpecial: true, parseSpecial: true)
         let completionReference = try Self.reference(model, prompt: promptTokens, steps: tokens.count, top: 2)
         var offset = 0
         for (step, expected) in completionReference.enumerated() {

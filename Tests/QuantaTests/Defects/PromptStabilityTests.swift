@@ -35,7 +35,7 @@ import Quanta
     }
 
     static func render() async throws -> String {
-        try await SmolLM2.model().weights.render(transcript).text
+        try await SmolLM2.model().loaded.render(transcript).text
     }
 
     /// Not a check: when a parent test runs this test binary with `outputVariable` set, this

@@ -1,5 +1,5 @@
-// What one GGUF file gives every session that uses it: the network, the tokenizer, the chat
-// template and the think markers. Immutable, so one instance serves the whole process.
+// What one GGUF file gives every session that uses it: the network (its weights), the tokenizer,
+// the chat template, the think markers, the tool-call format and the decode batchers. Immutable, so one instance serves the whole process.
 import LanguageModelAPI
 import Architectures
 import GGUF
@@ -8,8 +8,9 @@ import Synchronization
 import Templates
 import Tokenizers
 
-/// A loaded model file, shared process-wide (see `WeightStore`).
-final package class ModelWeights: Sendable {
+/// A loaded model file: the network with its tokenizer and chat format, shared process-wide
+/// (see `LoadedModelStore`).
+final package class LoadedModel: Sendable {
     let path: String
     let file: GGUFFile
     package let network: any CausalLanguageModel
