@@ -11,11 +11,13 @@ import GGUF
 /// patterns) and tokens on `avx2`, `avx512-emu` and, where the CPU has them, `avx512` and `amx`,
 /// at 1 and 2 threads (`runs`). Each path runs in its own process of this test binary
 /// (QUANTA_KERNEL_PATH, read once per process), whose worker test writes the logits to a file.
-/// ref's scalar matmuls make it the slow one: it runs `refSteps` steps on 1 thread (see `runs`
-/// for the others).
+/// ref's scalar matmuls make it the slow one: in `make test` it runs `refSteps` = 16 steps on 1
+/// thread (see `runs` for the others); QUANTA_PATH_MATRIX=full runs ref for all 64 steps too.
 /// Time cap: ~10 min on a loaded 2-vCPU host (ref and the emulated build most of it).
 @Suite(.serialized) struct PathInvarianceTests {
-    static let steps = 64, refSteps = 16
+    static let full = ProcessInfo.processInfo.environment["QUANTA_PATH_MATRIX"] == "full"
+    static let steps = 64
+    static let refSteps = full ? steps : 16
     static let formats: [KVCacheFormat] = [.f16, .mxfp8_e4m3, .q8_0]
 
     /// The logits of the prompt's last row and of each decode step (bit patterns), then the tokens.
@@ -71,7 +73,7 @@ import GGUF
     /// emulated AVX-512 build (SIMDe: slow) on one thread for ref's steps; QUANTA_PATH_MATRIX=full
     /// runs every path at 1 and 2 threads for all the steps (about 25 min on a loaded 2-vCPU host).
     static var runs: [(path: KernelPath, threads: Int, steps: Int)] {
-        if ProcessInfo.processInfo.environment["QUANTA_PATH_MATRIX"] == "full" {
+        if full {
             return [KernelPath.avx2, .avx512Emulated, .avx512, .amx].filter(\.isSupported)
                 .flatMap { p in [1, 2].map { (p, $0, steps) } }
         }
@@ -83,7 +85,7 @@ import GGUF
     /// one for ref's steps (its kernels are bitwise ref's on every path in CanonicalAttentionTests,
     /// the emulated build included); QUANTA_PATH_MATRIX=full runs it as the other formats.
     static var q8Runs: [(path: KernelPath, threads: Int, steps: Int)] {
-        if ProcessInfo.processInfo.environment["QUANTA_PATH_MATRIX"] == "full" { return runs }
+        if full { return runs }
         let native: KernelPath = KernelPath.avx512.isSupported ? .avx512 : .avx2
         return [(native, 2, refSteps)] + (native == .avx2 ? [] : [(KernelPath.avx2, 1, refSteps)])
     }
