@@ -15,8 +15,19 @@ public enum JSONValue: Sendable, Equatable {
     /// A number written the shortest way that reads back as `value` (integers without a point).
     public static func number(_ value: Double) -> JSONValue {
         guard value.isFinite else { return .null }
+        if value == 0, value.sign == .minus { return .number(value, text: "-0") }
         if value == value.rounded(), abs(value) < 1e15 { return .number(value, text: String(Int64(value))) }
         return .number(value, text: "\(value)")
+    }
+
+    /// A float written the shortest way that reads back as `value` as a `Float` (`0.1`, where
+    /// the double it converts to writes `0.10000000149011612`); the value is what that text reads
+    /// as, as for a number read from a document.
+    public static func number(float value: Float) -> JSONValue {
+        guard value.isFinite else { return .null }
+        var text = "\(value)"
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return .number(Double(text)!, text: text)
     }
 
     /// An integer.
@@ -42,6 +53,18 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// The text of a string, nil for other values.
+    public var stringValue: String? {
+        if case let .string(text) = self { return text }
+        return nil
+    }
+
+    /// The elements of an array, nil for other values.
+    public var arrayValue: [JSONValue]? {
+        if case let .array(elements) = self { return elements }
+        return nil
+    }
+
     /// Compact JSON text (no spaces), strings escaped as `JSONString` writes them.
     public var jsonText: String {
         var out = ""
@@ -49,29 +72,48 @@ public enum JSONValue: Sendable, Equatable {
         return out
     }
 
+    /// JSON text for people to read: each array element and object member on a line of its
+    /// own, indented two spaces a level, `"key": value`; empty arrays and objects stay `[]`, `{}`.
+    public var indentedText: String {
+        var out = ""
+        write(into: &out, indentation: "")
+        return out
+    }
+
     /// Appends the compact JSON text of this value to `out`.
     public func write(into out: inout String) {
+        write(into: &out, indentation: nil)
+    }
+
+    /// The one writer: compact when `indentation` is nil, else lines indented by it and deeper.
+    private func write(into out: inout String, indentation: String?) {
+        let inner = indentation.map { $0 + "  " }
+        let separator = inner.map { ",\n" + $0 } ?? ","
+        func open(_ bracket: String) { out += bracket + (inner.map { "\n" + $0 } ?? "") }
+        func close(_ bracket: String) { out += (indentation.map { "\n" + $0 } ?? "") + bracket }
         switch self {
         case .null: out += "null"
         case let .bool(b): out += b ? "true" : "false"
         case let .number(_, text): out += text
         case let .string(s): JSONString.write(s, into: &out)
+        case let .array(elements) where elements.isEmpty: out += "[]"
+        case let .object(members) where members.isEmpty: out += "{}"
         case let .array(elements):
-            out += "["
+            open("[")
             for (i, e) in elements.enumerated() {
-                if i > 0 { out += "," }
-                e.write(into: &out)
+                if i > 0 { out += separator }
+                e.write(into: &out, indentation: inner)
             }
-            out += "]"
+            close("]")
         case let .object(members):
-            out += "{"
+            open("{")
             for (i, m) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out += separator }
                 JSONString.write(m.key, into: &out)
-                out += ":"
-                m.value.write(into: &out)
+                out += indentation == nil ? ":" : ": "
+                m.value.write(into: &out, indentation: inner)
             }
-            out += "}"
+            close("}")
         }
     }
 
