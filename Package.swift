@@ -36,16 +36,17 @@ let package = Package(
         ),
 
         // MARK: - Macros
-        // The compiler runs this as a plugin process (JSON over stdin/stdout); it reads the
-        // declarations' source text itself, so it needs no swift-syntax.
-        .macro(name: "QuantaMacros", path: "Sources/QuantaMacros"),
+        // The compiler runs this as a plugin process (JSON over stdin/stdout, through the JSON
+        // target's coder); it reads the declarations' source text itself, so it needs no swift-syntax.
+        .macro(name: "QuantaMacros", dependencies: ["JSON"], path: "Sources/QuantaMacros"),
 
         // MARK: - Libraries
         .target(name: "GGUF", path: "Sources/GGUF"),
         .target(name: "Engine", dependencies: ["CKernels", "GGUF"], path: "Sources/Engine"),
         .target(name: "Tokenizers", dependencies: ["GGUF"], path: "Sources/Tokenizers"),
-        // JSON reading (whole documents or a stream's prefix, into the caller's own values) and
-        // string escaping, shared by the templates, the grammar and the API.
+        // JSON reading (whole documents or a stream's prefix, into the caller's own values),
+        // string escaping and writing, and Codable coding over JSONValue; shared by the templates,
+        // the grammar, the API, the macro plugin and bench.
         .target(name: "JSON", path: "Sources/JSON"),
         .target(name: "Templates", dependencies: ["JSON"], path: "Sources/Templates"),
         .target(name: "Sampling", path: "Sources/Sampling"),
@@ -144,7 +145,7 @@ let package = Package(
         .target(name: "DesignedModels", dependencies: ["GGUF"], path: "Tests/DesignedModels"),
         .testTarget(
             name: "QuantaTests",
-            dependencies: ["DesignedModels", "Quanta", "LanguageModelAPI", "LocalModels", "Evaluation", "Architectures", "Tokenizers", "Templates", "GGUF", "Grammar"],
+            dependencies: ["DesignedModels", "Quanta", "LanguageModelAPI", "LocalModels", "Evaluation", "Architectures", "Tokenizers", "Templates", "GGUF", "Grammar", "JSON"],
             path: "Tests/QuantaTests",
             // jinja2 reference renderings and schemas of hand-written conformances, read from the
             // source tree via #filePath.

@@ -4,6 +4,7 @@
 // same cores (URLSession's event loop took over a core of two in thread wake-ups while one
 // stream ran). Same process and clock for every request; no interpreter started per request.
 import Foundation
+import JSON
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -149,20 +150,20 @@ private struct EventStreamReader {
             sawDone = true
             return
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any] else {
+        guard let object = try? JSONValue(parsing: payload), case .object = object else {
             answer.failure = "an event that is not a JSON object: \(payload.prefix(120))"
             return
         }
         if let error = object["error"] {
-            answer.failure = "error event: \(error)"
+            answer.failure = "error event: \(error.jsonText)"
             return
         }
-        if let usage = object["usage"] as? [String: Any] {
-            answer.promptTokens = usage["prompt_tokens"] as? Int
-            answer.completionTokens = usage["completion_tokens"] as? Int
+        if let usage = object["usage"] {
+            answer.promptTokens = usage["prompt_tokens"]?.doubleValue.flatMap { Int(exactly: $0) }
+            answer.completionTokens = usage["completion_tokens"]?.doubleValue.flatMap { Int(exactly: $0) }
         }
-        let choice = (object["choices"] as? [[String: Any]])?.first
-        if let content = (choice?["delta"] as? [String: Any])?["content"] as? String, !content.isEmpty {
+        let choice = object["choices"]?.arrayValue?.first
+        if let content = choice?["delta"]?["content"]?.stringValue, !content.isEmpty {
             answer.contentChunks += 1
             answer.text += content
             if answer.firstToken == nil { answer.firstToken = time }

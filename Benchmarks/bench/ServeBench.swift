@@ -2,6 +2,7 @@
 // driven by 1, 2, 4, 8... concurrent clients streaming chat completions; time to first token,
 // per-stream and aggregate tokens/s, side by side.
 import Foundation
+import JSON
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -170,11 +171,12 @@ func runServeBench(_ options: ServeBenchOptions) -> Int32 {
 
 /// The request every client sends: streamed, greedy, usage in the last chunk.
 func chatBody(prompt: String, maxTokens: Int) -> Data {
-    let body: [String: Any] = [
-        "messages": [["role": "user", "content": prompt]], "max_tokens": maxTokens, "temperature": 0, "stream": true,
-        "stream_options": ["include_usage": true],
-    ]
-    return try! JSONSerialization.data(withJSONObject: body)
+    let body = JSONValue.object([
+        ("messages", .array([.object([("role", .string("user")), ("content", .string(prompt))])])),
+        ("max_tokens", .integer(maxTokens)), ("temperature", .integer(0)), ("stream", .bool(true)),
+        ("stream_options", .object([("include_usage", .bool(true))])),
+    ])
+    return Data(body.jsonText.utf8)
 }
 
 /// One round: `clients` threads start together, each sending `requests` streamed requests in turn.

@@ -2,6 +2,7 @@
 // goes to Feedback Assistant; Quanta's is the same information as JSON, for the app to store or
 // send wherever its bug reports go.
 import Foundation
+import JSON
 
 /// What a user thought of a response.
 public struct LanguageModelFeedback {
@@ -44,9 +45,7 @@ extension LanguageModelSession {
         let record = Record(sentiment: sentiment,
                             issues: issues.map { ["category": $0.category.rawValue, "explanation": $0.explanation ?? ""] },
                             transcript: transcript, desiredOutput: desiredOutput.map { Transcript(entries: [$0]) })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(record)) ?? Data()
+        return Data(((try? JSONValueEncoder(sortedKeys: true).text(of: record)) ?? "").utf8)
     }
 
     /// As `logFeedbackAttachment(sentiment:issues:desiredOutput:)`, the wanted output as text.

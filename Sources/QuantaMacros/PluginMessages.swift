@@ -6,11 +6,6 @@
 // the arguments. The shapes follow swift-syntax's description of the protocol
 // (SwiftCompilerPluginMessageHandling/PluginMessages.swift); only the fields read here are
 // declared, so unknown fields are ignored.
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A message from the compiler; exactly one field is set.
 struct HostMessage: Decodable {

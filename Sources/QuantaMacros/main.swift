@@ -1,10 +1,6 @@
 // The plugin process: reads framed requests from the compiler on stdin, answers each on stdout,
 // and exits when stdin closes. See PluginMessages.swift for the framing.
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import JSON
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,7 +29,7 @@ func readBytes(_ count: Int) -> [UInt8]? {
 
 /// Writes a length-prefixed JSON reply to stdout.
 func send(_ reply: PluginReply) {
-    let body = (try? JSONEncoder().encode(reply)) ?? Data()
+    let body = Array(((try? JSONValueEncoder().text(of: reply)) ?? "").utf8)
     var frame = withUnsafeBytes(of: UInt64(body.count).littleEndian) { [UInt8]($0) }
     frame.append(contentsOf: body)
     var written = 0
@@ -48,7 +44,7 @@ func send(_ reply: PluginReply) {
 while let header = readBytes(8) {
     let length = header.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
     guard length >= 0, length <= maximumMessageBytes, let body = readBytes(length) else { break }
-    guard let message = try? JSONDecoder().decode(HostMessage.self, from: Data(body)) else {
+    guard let message = try? JSONValueDecoder().decode(HostMessage.self, from: String(decoding: body, as: UTF8.self)) else {
         send(.expansion(source: nil, diagnostics: []))
         continue
     }

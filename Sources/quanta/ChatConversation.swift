@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CommandLineSpec
 import Foundation
+import JSON
 import Quanta
 import Templates
 
@@ -59,11 +60,9 @@ final class ChatConversation {
     /// `/save FILE`: the transcript as JSON, written to a temporary file beside FILE and renamed
     /// over it. Returns the number of turns written.
     func save(to path: String) throws(ChatError) -> Int {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data: Data
-        do { data = try encoder.encode(session.transcript) } catch {
-            throw ChatError("cannot save \(path): the conversation does not encode as JSON (\(error))")
+        let data: [UInt8]
+        do { data = Array(try JSONValueEncoder(sortedKeys: true).encode(session.transcript).indentedText.utf8) + [0x0A] } catch {
+            throw ChatError("cannot save \(path): the conversation does not encode as JSON (\(codingErrorSummary(error)))")
         }
         let temporary = "\(path).\(getpid()).tmp"
         func failure() -> ChatError {
@@ -92,8 +91,10 @@ final class ChatConversation {
             transcript = try Self.transcript(fromMessages: conversation.messages, path: path, system: system)
         } else if case let .array(entries) = json, entries.allSatisfy({ $0["type"]?.stringValue != nil }) {
             // The FM27 transcript's own Codable form, as /save wrote it.
-            do { transcript = try JSONDecoder().decode(Transcript.self, from: Data(bytes)) } catch {
-                throw ChatError("cannot load \(path): not a transcript /save wrote (\(Self.summary(of: error)))")
+            do {
+                transcript = try JSONValueDecoder().decode(Transcript.self, from: try JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))
+            } catch {
+                throw ChatError("cannot load \(path): not a transcript /save wrote (\(codingErrorSummary(error)))")
             }
         } else {
             throw ChatError("cannot load \(path): expected a transcript /save wrote or a JSON array of {\"role\", \"content\"} messages")
@@ -130,22 +131,6 @@ final class ChatConversation {
         guard let system else { return Transcript(entries: history) }
         let instructions = Transcript.Instructions(segments: [.text(Transcript.TextSegment(content: system))], toolDefinitions: [])
         return Transcript(entries: [.instructions(instructions)] + history)
-    }
-
-    /// A decoding error in one line: where in the file, and what was wrong.
-    private static func summary(of error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        let context: DecodingError.Context
-        switch error {
-        case let .typeMismatch(_, c), let .valueNotFound(_, c), let .keyNotFound(_, c), let .dataCorrupted(c): context = c
-        @unknown default: return "\(error)"
-        }
-        func place(_ path: [any CodingKey]) -> String {
-            path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        }
-        if case let .keyNotFound(key, _) = error { return "missing \(place(context.codingPath + [key]))" }
-        let at = place(context.codingPath)
-        return at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"
     }
 
     /// Keeps an interrupted reply: the session drops a cancelled request, so its prompt and what
