@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CommandLineSpec
+import JSON
 import Quanta
 
 private let idsOption = OptionSpec(["--ids"], "print {\"prompt_ids\": [...], \"generated_ids\": [...]} instead of text")
@@ -55,8 +56,8 @@ func runGenerate(_ argv: [String]) async -> Int32 {
     default: break
     }
     if idsOnly {
-        print("{\"prompt_ids\": [\(promptIDs.map(String.init).joined(separator: ", "))], "
-            + "\"generated_ids\": [\(generated.map(String.init).joined(separator: ", "))]}")
+        print(JSONValue.object([("prompt_ids", .array(promptIDs.map { .integer(Int($0)) })),
+                                ("generated_ids", .array(generated.map { .integer(Int($0)) }))]).jsonText)
     } else {
         writeOut("\n")
     }

@@ -110,35 +110,51 @@ private func pad(_ s: String, _ width: Int) -> String {
     s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
 }
 
-private func jsonValue(_ value: GGUFValue) -> String {
+/// A metadata value as JSON: numbers exactly as stored (64-bit integers included), non-finite
+/// floats as null, arrays longer than `arraySummaryThreshold` as their type and length.
+private func jsonValue(_ value: GGUFValue) -> JSONValue {
     switch value {
     case let .array(a) where a.count > arraySummaryThreshold:
-        return "{\"type\": \"array\", \"element_type\": \"\(a.elementType)\", \"length\": \(a.count)}"
-    case let .float32(f): return f.isFinite ? "\(f)" : "null"
-    case let .float64(f): return f.isFinite ? "\(f)" : "null"
+        return .object([("type", .string("array")), ("element_type", .string("\(a.elementType)")), ("length", .integer(a.count))])
     case let .array(a): return jsonArray(a)
-    default: return render(value)
+    case let .string(s): return .string(s)
+    case let .bool(b): return .bool(b)
+    case let .float32(f): return .number(float: f)
+    case let .float64(f): return .number(f)
+    case let .uint64(v): return exactInteger(v)
+    case let .int64(v): return exactInteger(v)
+    default: return .integer(value.intValue ?? 0)
     }
 }
 
-private func jsonArray(_ array: GGUFArray) -> String {
+private func jsonArray(_ array: GGUFArray) -> JSONValue {
     switch array {
-    case let .float32(a): return "[" + a.map { jsonValue(.float32($0)) }.joined(separator: ", ") + "]"
-    case let .float64(a): return "[" + a.map { jsonValue(.float64($0)) }.joined(separator: ", ") + "]"
-    case let .array(a): return "[" + a.map(jsonArray).joined(separator: ", ") + "]"
-    default: return render(array)
+    case let .string(a): return .array(a.map(JSONValue.string))
+    case let .bool(a): return .array(a.map(JSONValue.bool))
+    case let .float32(a): return .array(a.map { JSONValue.number(float: $0) })
+    case let .float64(a): return .array(a.map { JSONValue.number($0) })
+    case let .uint64(a): return .array(a.map(exactInteger))
+    case let .array(a): return .array(a.map(jsonArray))
+    default: return .array((array.intValues ?? []).map(JSONValue.integer))
     }
+}
+
+/// An integer of any width written with all its digits.
+private func exactInteger(_ value: some BinaryInteger) -> JSONValue {
+    .number(Double(value), text: "\(value)")
 }
 
 private func inspectJSON(_ file: GGUFFile, path: String) -> String {
     let totals = Totals(file)
-    let metadata = file.metadataKeys.map { "\(quoted($0)): \(jsonValue(file.metadata[$0]!))" }.joined(separator: ", ")
-    let tensors = file.tensors.map { t in
-        "{\"name\": \(quoted(t.name)), \"type\": \"\(t.type)\", \"shape\": \(t.shape), \"offset\": \(t.offset), \"bytes\": \(t.byteCount)}"
-    }.joined(separator: ", ")
-    return "{\"file\": \(quoted(path)), \"version\": \(file.version), \"alignment\": \(file.alignment), "
-        + "\"architecture\": \(file.architecture.map(quoted) ?? "null"), \"file_type\": \(fileType(file).map(quoted) ?? "null"), "
-        + "\"metadata\": {\(metadata)}, "
-        + "\"tensors\": [\(tensors)], \"tensor_count\": \(file.tensors.count), \"parameters\": \(totals.parameters), "
-        + "\"bytes\": \(totals.bytes), \"bits_per_weight\": \(totals.bitsPerWeight)}"
+    let tensors = file.tensors.map { t -> JSONValue in
+        .object([("name", .string(t.name)), ("type", .string("\(t.type)")), ("shape", .array(t.shape.map(JSONValue.integer))),
+                 ("offset", .integer(t.offset)), ("bytes", .integer(t.byteCount))])
+    }
+    return JSONValue.object([
+        ("file", .string(path)), ("version", .integer(Int(file.version))), ("alignment", .integer(file.alignment)),
+        ("architecture", file.architecture.map(JSONValue.string) ?? .null), ("file_type", fileType(file).map(JSONValue.string) ?? .null),
+        ("metadata", .object(file.metadataKeys.map { ($0, jsonValue(file.metadata[$0]!)) })),
+        ("tensors", .array(tensors)), ("tensor_count", .integer(file.tensors.count)), ("parameters", .integer(totals.parameters)),
+        ("bytes", .integer(totals.bytes)), ("bits_per_weight", .number(totals.bitsPerWeight)),
+    ]).jsonText
 }
