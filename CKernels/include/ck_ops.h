@@ -137,12 +137,13 @@ typedef enum {
 ///            (window 0 = no window)
 ///   out      [rows][out_stride], same head layout as q
 ///   scratch  nthreads blocks of scratch_stride floats (ck_attention_scratch_floats(capacity,
-///            head_dim) with capacity > every position; at least max position + 1 + head_dim)
+///            heads, head_dim) with capacity > every position)
 ///   kind     what the rows are (ck_attention_rows), which picks the kernel
 /// Query head h reads KV head h / (heads / kv_heads). Prompt rows run the blocked prefill kernel
 /// over blocks of rows x the query heads sharing a KV head, however many rows the call has; each
 /// decoded row runs alone: split-K (ck_attention_split_k), except over an fp16 cache with fewer
-/// than CK_SPLIT_MIN_POSITIONS visible positions, where (row, head) pairs are the units. No choice
+/// than CK_SPLIT_MIN_POSITIONS visible positions (and a head_dim that is a multiple of 8), where
+/// its query heads are the units. No choice
 /// depends on the row count or on nthreads, and no row's sums on the other rows of the call: a
 /// row's output is the same bits in any batch, chunk or thread count.
 typedef struct {
@@ -171,16 +172,14 @@ void ck_attention(const ck_attention_desc *d, int nthreads, int path);
 /// multiples of 8, 16 lanes on the AVX-512 paths for multiples of 16; the block formats'
 /// head_dim is a multiple of 32).
 int ck_attention_split_k(const ck_attention_desc *d, int nthreads);
-/// The prefill attention of ck_attention (prompt rows: the blocked kernel) on an explicit kernel path (a ck_kernel_path), so tests can compare
-/// paths: returns 0 (doing nothing) when the path is not supported here.
-int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path);
 /// ck_attention on an explicit kernel path (a ck_kernel_path), every kernel it chooses from that
 /// path's table, so tests can compare paths: 0 (doing nothing) when the path is not supported here.
 int ck_attention_on(const ck_attention_desc *d, int nthreads, int path);
 /// ck_attention_split_k with the units of an explicit kernel path (a ck_kernel_path), so tests
 /// can compare paths; 0 (doing nothing) also when the path is not supported here.
 int ck_attention_split_k_on(const ck_attention_desc *d, int nthreads, int path);
-/// Floats of scratch one thread needs (scratch_stride) for positions below `capacity`.
-int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim);
+/// Floats of scratch one thread needs (scratch_stride) for positions below `capacity`, `heads`
+/// query heads of `head_dim`. ck_attention stops the process with one line on less.
+int64_t ck_attention_scratch_floats(int64_t capacity, int64_t heads, int64_t head_dim);
 
 #endif

@@ -2,11 +2,12 @@
 // table supplies it. The rows' kind decides, never their count: prompt rows run the table's
 // prefill attention (the blocked kernel of attention_tiled.c, whose every row's sums depend on
 // that row alone), each decoded row runs alone, split-K (attention_split.c) except over a short
-// fp16 context, where one (query row, head) pair is the unit of work (attention_heads.c), as it
-// is for a decode row with too little scratch. So a prompt row gives the same bits in a chunk of
-// 1 or 512 rows, and a decoded row the same bits whichever rows share its call. No choice depends
-// on the thread count, so neither do the results.
+// fp16 context, where each query head of the row is one unit of work (attention_heads.c). So a
+// prompt row gives the same bits in a chunk of 1 or 512 rows, and a decoded row the same bits
+// whichever rows share its call. No choice depends on the thread count, so neither do the results.
 #pragma STDC FP_CONTRACT OFF
+#include <stdio.h>
+#include <stdlib.h>
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "attention_heads.h"
@@ -19,25 +20,36 @@ static int64_t visible(const ck_attention_desc *d) {
     return d->window > 0 && d->window < all ? d->window : all;
 }
 
-/// Whether a decoded row (d of one row) goes split-K: block formats always (their only SIMD
-/// decode kernel); fp16 from CK_SPLIT_MIN_POSITIONS visible positions (below, the per-head
-/// kernel's one pass costs less than split-K's ranges and merge). Its positions decide.
+/// Whether a decoded row (d of one row) goes split-K: block formats always (their only decode
+/// kernel), fp16 from CK_SPLIT_MIN_POSITIONS visible positions (below, the per-head kernel's one
+/// pass costs less than split-K's ranges and merge) or with a head dim the per-head kernel's
+/// vectors of eight dims do not cover. Its positions and shape decide, never the thread count.
 static int wants_split(const ck_attention_desc *d) {
-    return d->format != CK_KV_F16 || visible(d) >= CK_SPLIT_MIN_POSITIONS;
+    return d->format != CK_KV_F16 || d->head_dim % 8 != 0 || visible(d) >= CK_SPLIT_MIN_POSITIONS;
 }
 
-int64_t ck_attention_scratch_floats(int64_t capacity, int64_t head_dim) {
-    const int64_t per_head = capacity + head_dim;   // attention_heads.c: weights [capacity], a decoded row
-    const int64_t split = ck_attention_split_scratch_floats(capacity, head_dim);
+int64_t ck_attention_scratch_floats(int64_t capacity, int64_t heads, int64_t head_dim) {
+    const int64_t per_head = ck_attention_heads_scratch_floats(capacity, head_dim);
+    const int64_t split = ck_attention_split_scratch_floats(capacity, heads, head_dim);
     const int64_t tiled = ck_attention_tiled_scratch_floats(head_dim);
     const int64_t most = split > tiled ? split : tiled;
     return most > per_head ? most : per_head;
 }
 
+/// A caller that gave less scratch than ck_attention_scratch_floats: a programming error, stopped
+/// with one line rather than written past.
+static void scratch_too_small(const ck_attention_desc *d) {
+    fprintf(stderr, "ck_attention: scratch_stride %lld is below ck_attention_scratch_floats(capacity, %lld, %lld)\n",
+            (long long)d->scratch_stride, (long long)d->heads, (long long)d->head_dim);
+    abort();
+}
+
 /// ck_attention with kernel table k, resolved once by the caller. Decoded rows one call each
 /// (the engine's decode steps bring one per sequence and cache anyway).
 static void attention_with(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
+    if (nthreads < 1) nthreads = 1;
     if (d->kind == CK_ROWS_PROMPT) {
+        if (d->scratch_stride < ck_attention_tiled_scratch_floats(d->head_dim)) scratch_too_small(d);
         k->attention_prefill(d, nthreads, k);
         return;
     }
@@ -47,7 +59,10 @@ static void attention_with(const ck_attention_desc *d, int nthreads, const ck_pa
         one.out = d->out + r * d->out_stride;
         one.positions = d->positions + r;
         one.rows = 1;
-        if (!(wants_split(&one) && ck_attention_split_k_with(&one, nthreads, k))) ck_attention_heads(&one, nthreads, k);
+        if (!wants_split(&one)) {
+            if (d->scratch_stride < ck_attention_heads_scratch_floats(visible(&one), d->head_dim)) scratch_too_small(d);
+            ck_attention_heads(&one, nthreads, k);
+        } else if (!ck_attention_split_k_with(&one, nthreads, k)) scratch_too_small(d);
     }
 }
 

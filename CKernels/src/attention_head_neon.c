@@ -1,5 +1,5 @@
-// The per-(row, head) attention kernel over an fp16 cache (attention_heads.h) for the ARM64 paths:
-// decoded rows under CK_SPLIT_MIN_POSITIONS visible positions. The order
+// The per-head attention kernel over an fp16 cache (attention_heads.h) for the ARM64 paths: one
+// decoded row under CK_SPLIT_MIN_POSITIONS visible positions, head dim a multiple of 8. The order
 // of ck_attention_head_f16_avx2, which ref spells out (ck_attention_head_f16_ref,
 // attention_ref.c), so its bits are ref's and the x86 paths':
 //   scores  positions from the first visible one in groups of eight: one FMA chain per lane
@@ -10,8 +10,7 @@
 //   softmax the canonical exp on four lanes; the weights summed in eight lanes by position from
 //           the first (two float32x4), that second tree, its reciprocal.
 //   values  one FMLA chain per output over the positions, 64 dims at a time, times 1 / sum.
-// K and V read by FCVTL (conversion, no FP16 arithmetic). head_dim not a multiple of 8: the
-// scalar kernel, as on x86.
+// K and V read by FCVTL (conversion, no FP16 arithmetic).
 #pragma STDC FP_CONTRACT OFF
 #include "ck_ops.h"
 
@@ -40,12 +39,10 @@ static inline float32x4_t lanes8(const float *q, const uint8_t *k, int64_t hd) {
 }
 
 void ck_attention_head_f16_neon(const head_job *j) {
-    const int64_t hd = j->head_dim, first = j->first, last = j->last, rb = j->row_bytes;
-    if (hd % 8 != 0) { ck_attention_head_ref(j); return; }
-    int64_t grouped = first;
-    while (grouped + 8 <= last + 1) grouped += 8;
+    const int64_t hd = j->head_dim, n = j->n, rb = j->row_bytes;
+    const int64_t grouped = n - n % 8;
     float32x4_t vmax = vdupq_n_f32(-__builtin_inff());
-    for (int64_t p = first; p < grouped; p += 4) {
+    for (int64_t p = 0; p < grouped; p += 4) {
         float32x4_t x[4];
         for (int r = 0; r < 4; r++) x[r] = lanes8(j->q, j->k + (p + r) * rb, hd);
         const float32x4_t s = vpaddq_f32(vpaddq_f32(x[0], x[1]), vpaddq_f32(x[2], x[3]));
@@ -54,7 +51,7 @@ void ck_attention_head_f16_neon(const head_job *j) {
     }
     float mx = vmaxnmvq_f32(vmax);
     const int64_t whole = hd - hd % 16;
-    for (int64_t p = grouped; p <= last; p++) {
+    for (int64_t p = grouped; p < n; p++) {
         const uint8_t *k = j->k + p * rb;
         float32x4_t a[2] = {vdupq_n_f32(0.0f), vdupq_n_f32(0.0f)}, b[2] = {vdupq_n_f32(0.0f), vdupq_n_f32(0.0f)};
         int64_t d = 0;
@@ -72,16 +69,16 @@ void ck_attention_head_f16_neon(const head_job *j) {
     // Weights and their sum in eight lanes by position from the first (a padded last group).
     const float32x4_t mv = vdupq_n_f32(mx);
     float32x4_t S[2] = {vdupq_n_f32(0.0f), vdupq_n_f32(0.0f)};
-    for (int64_t p = first; p <= last; p += 8)
+    for (int64_t p = 0; p < n; p += 8)
         for (int c = 0; c < 2; c++) {
             const int64_t q0 = p + 4 * c;
-            if (q0 + 4 <= last + 1) {
+            if (q0 + 4 <= n) {
                 const float32x4_t e = ck_exp_neon(vsubq_f32(vld1q_f32(j->w + q0), mv));
                 vst1q_f32(j->w + q0, e);
                 S[c] = vaddq_f32(S[c], e);
-            } else if (q0 <= last) {
+            } else if (q0 < n) {
                 float tail[4] = {0};
-                const int left = (int)(last + 1 - q0);
+                const int left = (int)(n - q0);
                 for (int i = 0; i < left; i++) tail[i] = j->w[q0 + i];
                 vst1q_f32(tail, ck_exp_neon(vsubq_f32(vld1q_f32(tail), mv)));
                 for (int i = 0; i < left; i++) j->w[q0 + i] = tail[i];
@@ -94,8 +91,8 @@ void ck_attention_head_f16_neon(const head_job *j) {
         const int n4 = (int)((hd - d0 < 64 ? hd - d0 : 64) / 4);
         float32x4_t acc[16];
         for (int i = 0; i < n4; i++) acc[i] = vdupq_n_f32(0.0f);
-        const uint8_t *vp = j->v + first * rb + 2 * d0;
-        for (int64_t p = first; p <= last; p++, vp += rb) {
+        const uint8_t *vp = j->v + 2 * d0;
+        for (int64_t p = 0; p < n; p++, vp += rb) {
             const float32x4_t wp = vdupq_n_f32(j->w[p]);
             for (int i = 0; i < n4; i++) acc[i] = vfmaq_f32(acc[i], wp, half4(vp + 8 * i));
         }

@@ -2,7 +2,7 @@
 // computes every sum of the SIMD kernels in their order, lane for lane, so `ref` gives the fast
 // paths' bits (docs/kernels.md, "One order for attention"):
 //   - the split-K unit over fp16 and MXFP8 caches (attention_split.c's units),
-//   - the per-(row, head) kernel over an fp16 cache (ck_attention_head_f16_avx2),
+//   - the per-head kernel over a short fp16 context (ck_attention_head_f16_avx2),
 //   - the blocked prefill's three phases (attention_tiled.c's 8-lane tiles and softmax),
 //   - over a q8_0 cache, the split-K unit's and the prefill's integer scheme
 //     (attention_q8_0_scalar.h, whose bodies these are).
@@ -159,20 +159,17 @@ void ck_attention_split_ref(const range_job *j) {
         }
 }
 
-// ---- per-(row, head) kernel over fp16 ---------------------------------------------------------
+// ---- per-head kernel over fp16 ----------------------------------------------------------------
 
-/// ck_attention_head_f16_avx2's order: positions from `first` in groups of eight score with one
-/// chain per lane (dims d mod 8) and tree8_pairs, the rest with two chains (d mod 16 below and
-/// from 8) added and tree8_halves; weights summed in 8 lanes by position mod 8 from `first`,
-/// tree8_halves, and the weighted V one chain per dim times 1 / sum. head_dim not a multiple of 8:
-/// ck_attention_head_ref, as there.
+/// ck_attention_head_f16_avx2's order: positions from the first visible one in groups of eight
+/// score with one chain per lane (dims d mod 8) and tree8_pairs, the rest with two chains (d mod
+/// 16 below and from 8) added and tree8_halves; weights summed in 8 lanes by position mod 8 from
+/// the first, tree8_halves, and the weighted V one chain per dim times 1 / sum.
 void ck_attention_head_f16_ref(const head_job *j) {
-    const int64_t hd = j->head_dim, first = j->first, last = j->last;
-    if (hd % 8 != 0) { ck_attention_head_ref(j); return; }
+    const int64_t hd = j->head_dim, n = j->n;
     float mx = -INFINITY;
-    int64_t grouped = first;
-    while (grouped + 8 <= last + 1) grouped += 8;
-    for (int64_t p = first; p <= last; p++) {
+    const int64_t grouped = n - n % 8;
+    for (int64_t p = 0; p < n; p++) {
         ck_kv_load_row(CK_KV_F16, j->k + p * j->row_bytes, j->tmp, hd);
         float x[8];
         if (p < grouped) {
@@ -194,13 +191,13 @@ void ck_attention_head_f16_ref(const head_job *j) {
         mx = j->w[p] > mx ? j->w[p] : mx;
     }
     float S[8] = {0};
-    for (int64_t p = first; p <= last; p++) {
+    for (int64_t p = 0; p < n; p++) {
         j->w[p] = ck_exp_scalar(j->w[p] - mx);
-        S[(p - first) % 8] += j->w[p];
+        S[p % 8] += j->w[p];
     }
     const float inv = 1.0f / tree8_halves(S);
     for (int64_t d = 0; d < hd; d++) j->out[d] = 0;
-    for (int64_t p = first; p <= last; p++) {
+    for (int64_t p = 0; p < n; p++) {
         ck_kv_load_row(CK_KV_F16, j->v + p * j->row_bytes, j->tmp, hd);
         for (int64_t d = 0; d < hd; d++) j->out[d] = fmaf(j->w[p], j->tmp[d], j->out[d]);
     }

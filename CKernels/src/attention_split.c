@@ -36,10 +36,6 @@
 /// Floats of one partial slot: o [heads][hd], m [heads], l [heads].
 static int64_t partial_floats(const ck_attention_desc *d) { return d->heads * (d->head_dim + 2); }
 
-/// Query heads whose scores ck_attention_scratch_floats makes room for; a model with more heads
-/// fails ck_attention_split_k's scratch check and decodes with the per-head kernel.
-enum { SPLIT_HEADS = 32 };
-
 /// Ranges a decode row's positions are cut into: one per RANGE_POSITIONS, at most SPLIT_UNITS,
 /// so that the sums and their merge order depend on the positions alone, never on the thread
 /// count. 16 keeps up to 16 threads busy at depth and costs one partial slot [heads][hd + 2]
@@ -50,11 +46,10 @@ enum { SPLIT_UNITS = 16, RANGE_POSITIONS = 64 };
 /// int16 query and its per-head scales for the q8_0 path.
 static int64_t unit_tmp_floats(int64_t heads, int64_t hd) { return hd + heads * ((hd + 1) / 2 + 1); }
 
-int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim) {
+int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t heads, int64_t head_dim) {
     // Scores [heads][longest range <= capacity], the unit's temporaries, and the partial slots of
     // every unit (all of them in one block when one thread runs them).
-    return (int64_t)SPLIT_HEADS * capacity + unit_tmp_floats(SPLIT_HEADS, head_dim) +
-           (int64_t)SPLIT_UNITS * SPLIT_HEADS * (head_dim + 2);
+    return heads * capacity + unit_tmp_floats(heads, head_dim) + (int64_t)SPLIT_UNITS * heads * (head_dim + 2);
 }
 
 #if defined(__x86_64__)   // the AVX2 split-K units

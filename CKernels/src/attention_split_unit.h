@@ -10,12 +10,12 @@
 #include "attention_prefetch.h"
 
 /// ck_attention_split_k with the units of kernel table k; 0 (doing nothing) where it does not
-/// apply (rows != 1, scratch_stride too small).
+/// apply (rows != 1, scratch_stride below ck_attention_split_scratch_floats).
 int ck_attention_split_k_with(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k);
 
 /// Floats of scratch per thread that ck_attention_split_k needs for positions below `capacity`
-/// (for up to 32 query heads).
-int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t head_dim);
+/// and `heads` query heads.
+int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t heads, int64_t head_dim);
 
 /// One unit's view: `len` rows from the range's first position, every head.
 typedef struct ck_range_job {

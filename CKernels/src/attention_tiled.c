@@ -35,7 +35,6 @@
 #include <string.h>
 #include "ck_ops.h"
 #include "ck_matmul.h"
-#include "attention_heads.h"
 #include "attention_tiled.h"
 #include "attention_tiles.h"
 #include "attention_q8_0_scalar.h"
@@ -423,11 +422,13 @@ static void run_unit(void *ctx, int64_t u, int t) {
     j->unit(d, g, hg0, hg, r0, nr, d->scratch + (int64_t)t * d->scratch_stride, &j->phases);
 }
 
-/// The blocked kernel with `unit` (0: the SIMD instantiations by head dim).
+/// The blocked kernel with `unit` (0: the SIMD instantiations by head dim). A head dim that is not
+/// a multiple of 8 runs the portable unit around ref's scalar phases (the same sums in the same
+/// order as every path's tiles).
 static void tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k, void (*unit)(UNIT_ARGS)) {
-    if (d->head_dim % 8 != 0 || d->scratch_stride < ck_attention_tiled_scratch_floats(d->head_dim)) {
-        ck_attention_heads(d, nthreads, k);
-        return;
+    if (d->head_dim % 8 != 0) {
+        k = ck_kernels(CK_PATH_REF);
+        unit = unit_portable;
     }
     const int64_t group = d->heads / d->kv_heads;
     tiled_job j;
@@ -452,11 +453,4 @@ void ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_
 #endif
 void ck_attention_tiled_portable(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
     tiled(d, nthreads, k, unit_portable);
-}
-
-int ck_attention_prefill_on(const ck_attention_desc *d, int nthreads, int path) {
-    if (!ck_kernel_path_supported(path)) return 0;
-    const ck_path_kernels *k = ck_kernels((ck_kernel_path)path);
-    k->attention_prefill(d, nthreads, k);
-    return 1;
 }

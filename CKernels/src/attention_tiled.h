@@ -1,14 +1,14 @@
-// Private to the attention kernels: the blocked prefill attention (attention_tiled.c), which the
-// SIMD paths' kernel tables name for batches of 4 or more query rows.
+// Private to the attention kernels: the blocked prefill attention (attention_tiled.c), which every
+// kernel table names for prompt rows.
 #ifndef CK_ATTENTION_TILED_H
 #define CK_ATTENTION_TILED_H
 
 #include <stdint.h>
 #include "ck_matmul.h"
 
-/// Runs `d` with the blocked kernel, its FMA phases those of kernel table k; a head_dim that is
-/// not a multiple of 8 or a scratch_stride below ck_attention_tiled_scratch_floats goes to the
-/// per-head kernel (attention_heads.h).
+/// Runs `d` (scratch_stride at least ck_attention_tiled_scratch_floats) with the blocked kernel,
+/// its FMA phases those of kernel table k; a head_dim that is not a multiple of 8 (the 8-lane
+/// tiles' and row decoders' width) runs ref's portable phases, which compute the same sums.
 void ck_attention_tiled(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k);
 
 /// ck_attention_tiled compiled without target attributes around the table's phases (ref's, on

@@ -138,14 +138,13 @@ ck_kernel_path ck_kernel_path_set(int path) {
                       [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}
 
 /// The row ops, KV stores and attention kernels every path outside ref shares: AVX2 row kernels,
-/// the per-head fp16 kernel, the blocked prefill, the block formats' 8-lane split-K units, and
+/// the per-head kernel, the blocked prefill, the block formats' 8-lane split-K units, and
 /// `SPLIT_F16` / `SPLIT_Q8_0` for the fp16 and q8_0 split-K units.
 #define SIMD_ROWS(SPLIT_F16, SPLIT_Q8_0) \
     .rms_norm_vectors = ck_rms_norm_vectors_avx2, \
     .kv_store = {[CK_KV_F16] = ck_kv_store_f16_avx2, [CK_KV_Q8_0] = ck_kv_store_q8_0_avx2, \
                  [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3}, \
-    .attention_head = {[CK_KV_F16] = ck_attention_head_f16_avx2, [CK_KV_Q8_0] = ck_attention_head_ref, \
-                       [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
+    .attention_head_f16 = ck_attention_head_f16_avx2, \
     .attention_prefill = ck_attention_tiled, .attention_rows = ck_attention_rows_avx2, \
     .attention_split = {[CK_KV_F16] = SPLIT_F16, [CK_KV_Q8_0] = SPLIT_Q8_0, \
                         [CK_KV_MXFP8_E4M3] = ck_attention_split_mxfp8_avx2}
@@ -175,15 +174,14 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ARM_FP8 ((ck_format_kernels){ck_matmul_fp8_neon, ck_prefill_fp8_neon})
 #define ARM_QUANT {[CK_ACT_Q8_32] = ck_quantize_act_neon, [CK_ACT_Q8_0] = ck_quantize_act_neon, \
                    [CK_ACT_Q8_1] = ck_quantize_act_neon, [CK_ACT_Q8_K] = ck_quantize_act_neon}
-/// NEON row ops, KV stores, split-K units over fp16 and MXFP8 and the fp16 per-head kernel
-/// (rows_neon.c, kv_store_neon.c, attention_split_neon.c, attention_head_neon.c); prefill, q8_0
-/// split-K and the block formats' per-head kernel the reference's.
+/// NEON row ops, KV stores, split-K units over fp16 and MXFP8 and the per-head kernel
+/// (rows_neon.c, kv_store_neon.c, attention_split_neon.c, attention_head_neon.c); prefill and
+/// q8_0 split-K the reference's.
 #define ARM_GLU ck_swiglu_neon, ck_geglu_neon
 #define ARM_ROWS .rms_norm_vectors = ck_rms_norm_vectors_neon, \
                  .kv_store = {[CK_KV_F16] = ck_kv_store_f16_neon, [CK_KV_Q8_0] = ck_kv_store_q8_0_neon, \
                               [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3_neon}, \
-                 .attention_head = {[CK_KV_F16] = ck_attention_head_f16_neon, [CK_KV_Q8_0] = ck_attention_head_ref, \
-                                    [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
+                 .attention_head_f16 = ck_attention_head_f16_neon, \
                  .attention_split = {[CK_KV_F16] = ck_attention_split_f16_neon, [CK_KV_Q8_0] = ck_attention_split_ref, \
                                      [CK_KV_MXFP8_E4M3] = ck_attention_split_mxfp8_neon}, \
                  PREFILL_REF
@@ -199,8 +197,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define ROWS_REF .rms_norm_vectors = ck_rms_norm_vectors_ref, \
                  .kv_store = {[CK_KV_F16] = ck_kv_store_f16_ref, [CK_KV_Q8_0] = ck_kv_store_q8_0_ref, \
                               [CK_KV_MXFP8_E4M3] = ck_kv_store_mxfp8_e4m3}, \
-                 .attention_head = {[CK_KV_F16] = ck_attention_head_f16_ref, [CK_KV_Q8_0] = ck_attention_head_ref, \
-                                    [CK_KV_MXFP8_E4M3] = ck_attention_head_ref}, \
+                 .attention_head_f16 = ck_attention_head_f16_ref, \
                  .attention_split = {ck_attention_split_ref, ck_attention_split_ref, ck_attention_split_ref}, \
                  PREFILL_REF
 /// The portable blocked prefill and every phase it calls, as the reference and the ARM paths run

@@ -23,8 +23,8 @@ void ck_kv_store_mxfp8_e4m3_neon(const float *x, void *row, int64_t n);
 /// scalar unit) and MXFP8 E4M3 caches, ck_attention_split_ref's bits.
 void ck_attention_split_f16_neon(const range_job *j);
 void ck_attention_split_mxfp8_neon(const range_job *j);
-/// attention_head_neon.c: the per-(row, head) kernel over fp16 (head_dim not a multiple of 8
-/// goes to the scalar kernel), ck_attention_head_f16_ref's bits.
+/// attention_head_neon.c: the per-head kernel over a short fp16 context, ck_attention_head_f16_ref's
+/// bits.
 void ck_attention_head_f16_neon(const struct ck_head_job *j);
 
 #endif

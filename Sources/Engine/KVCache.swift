@@ -36,7 +36,7 @@ public enum KVCacheFormat: String, Sendable, CaseIterable, CustomStringConvertib
 public enum RowKind: Sendable, Equatable {
     /// Tokens prefilled: a prompt, or any chunk of one (the blocked prefill kernel).
     case prompt
-    /// Tokens the model produced, one decode step each (split-K, or per (row, head) over a short
+    /// Tokens the model produced, one decode step each (split-K, or per query head over a short
     /// fp16 context).
     case decoded
 
@@ -296,8 +296,8 @@ public final class KVCache: @unchecked Sendable {
     /// `positions[r]` and sees positions `max(0, p − window + 1) … p`. Grouped-query: query head h
     /// reads KV head h / (heads / kvHeads). Writes `out` `[rows][heads × headDim]`; `kind` says
     /// whether the rows are prompt rows or decoded ones (each row's bits depend on it, never on
-    /// the other rows). `scratch` holds each thread's softmax weights and a decoded row (grown
-    /// here when too small); the kernels run on `context`'s threads and kernel path.
+    /// the other rows). `scratch` holds each thread's working floats (`ck_attention_scratch_floats`,
+    /// grown here when too small); the kernels run on `context`'s threads and kernel path.
     public func attention(layer: Int, queries q: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int,
                           window: Int?, kind: RowKind, into out: Matrix, scratch: inout [Float], context: ExecutionContext) {
         let kvHeads = kvDim / headDim
@@ -306,7 +306,8 @@ public final class KVCache: @unchecked Sendable {
         precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < committed }, "position outside the cache")
         // Sized for the committed positions rather than the capacity, so a huge context costs no
         // scratch until it fills; it grows only when the commit doubles.
-        let threads = Int(context.ckThreads), stride = Int(ck_attention_scratch_floats(Int64(committed), Int64(headDim)))
+        let threads = Int(context.ckThreads)
+        let stride = Int(ck_attention_scratch_floats(Int64(committed), Int64(heads), Int64(headDim)))
         if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
         let seen = (window ?? 0) > 0 ? window! : Int.max   // 0 is no window, as in the kernel
         if isRing(layer) {

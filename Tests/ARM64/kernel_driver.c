@@ -527,7 +527,7 @@ static void split_cases(void) {
                 }
                 float *q = make_activations(1, heads * hd, 0), *out = malloc((size_t)(heads * hd) * sizeof(float));
                 for (int64_t i = 0; i < heads * hd; i++) q[i] *= q_scale;
-                const int64_t last = npos - 1, stride = ck_attention_scratch_floats(npos, hd);
+                const int64_t last = npos - 1, stride = ck_attention_scratch_floats(npos, heads, hd);
                 float *scratch = malloc((size_t)stride * sizeof(float));
                 const ck_attention_desc d = {q, heads * hd, k, v, row_bytes, (ck_kv_format)f, &last, 1, heads, kv_heads, hd,
                                              window, out, heads * hd, scratch, stride};
@@ -543,10 +543,10 @@ static void split_cases(void) {
             }
 }
 
-/// The per-(row, head) kernel over an fp16 cache through ck_attention_on (decoded rows under
-/// CK_SPLIT_MIN_POSITIONS positions, 1-3 in one call): head dims 64, 128, 256, 40, 72 and 36
-/// (not a multiple of 8: the scalar kernel), 1..255 visible positions (groups of eight and the
-/// rest), GQA 1:1 to 5:1, windows, peaked scores.
+/// The per-head kernel over an fp16 cache through ck_attention_on (decoded rows under
+/// CK_SPLIT_MIN_POSITIONS positions, 1-3 in one call, each run alone): head dims 64, 128, 256, 40,
+/// 72 and 36 (not a multiple of 8: split-K instead), 1..255 visible positions (groups of eight and
+/// the rest), GQA 1:1 to 5:1, windows, peaked scores.
 static void head_cases(void) {
     static const int64_t positions[] = {1, 2, 7, 8, 9, 16, 23, 64, 100, 255};
     static const int64_t gqa[][2] = {{4, 4}, {4, 2}, {6, 2}, {8, 2}, {10, 2}, {3, 1}};
@@ -568,7 +568,7 @@ static void head_cases(void) {
             for (int64_t i = 0; i < rows * heads * hd; i++) q[i] *= q_scale;
             int64_t pos[3];
             for (int64_t r = 0; r < rows; r++) pos[r] = npos - rows + r;
-            const int64_t stride = ck_attention_scratch_floats(npos, hd);
+            const int64_t stride = ck_attention_scratch_floats(npos, heads, hd);
             float *scratch = malloc((size_t)stride * sizeof(float));
             const ck_attention_desc d = {q, heads * hd, k, v, row_bytes, CK_KV_F16, pos, rows, heads, kv_heads, hd,
                                          window, out, heads * hd, scratch, stride};
@@ -634,7 +634,7 @@ static void attention_cases(void) {
                 float *q = make_activations(rows, heads * hd, 0), *out = malloc((size_t)(rows * heads * hd) * sizeof(float));
                 int64_t positions[8];
                 for (int64_t r = 0; r < rows; r++) positions[r] = npos - rows + r;
-                const int64_t stride = ck_attention_scratch_floats(npos, hd);
+                const int64_t stride = ck_attention_scratch_floats(npos, heads, hd);
                 float *scratch = malloc((size_t)stride * sizeof(float));
                 const ck_attention_rows kind = shapes[s][3] ? CK_ROWS_PROMPT : CK_ROWS_DECODED;
                 const ck_attention_desc d = {q, heads * hd, k, v, row_bytes, (ck_kv_format)f, positions, rows, heads, kv_heads, hd,

@@ -37,6 +37,10 @@ import Testing
         // chunks of positions (the online softmax's running max stays -inf there), and its
         // earlier lanes nothing in the last ones.
         Case(heads: 4, kvHeads: 1, headDim: 64, rows: 48, start: 200, window: 5, format: CK_KV_F16, reversed: false),
+        // A head dim that is not a multiple of 8: prompt rows through the blocked kernel on ref's
+        // scalar phases (every path), a decoded row under 256 positions split-K.
+        Case(heads: 4, kvHeads: 2, headDim: 36, rows: 9, start: 20, window: 0, format: CK_KV_F16, reversed: false),
+        Case(heads: 4, kvHeads: 2, headDim: 36, rows: 1, start: 40, window: 0, format: CK_KV_F16, reversed: false),
     ]
 
     /// The fp16 cache row (F16C on the SIMD paths) holds exactly the portable conversion's bits,
@@ -110,7 +114,7 @@ import Testing
                  cache: (k: [UInt8], v: [UInt8])? = nil) -> (out: [Float], ran: Bool) {
             let kind = kind ?? (c.rows >= 4 ? .prompt : .decoded), rows = rows ?? 0..<c.rows
             var out = [Float](repeating: .nan, count: rows.count * qDim)
-            let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
+            let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.heads), Int64(c.headDim)))
             var scratch = [Float](repeating: 0, count: threads * stride)
             var ran = true
             let kq = Array(q[rows.lowerBound * qDim..<rows.upperBound * qDim]), kpos = Array(positions[rows])

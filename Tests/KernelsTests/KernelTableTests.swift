@@ -29,10 +29,10 @@ import Foundation
     @Test func rowAndAttentionSlotsAreFilledOnEveryPath() {
         for path in KernelPath.allCases {
             let t = ck_kernels(ck_kernel_path(rawValue: UInt32(path.rawValue)))!.pointee
-            let kv = t.kv_store, heads = t.attention_head, split = t.attention_split
-            let slots: [Any?] = [t.swiglu, t.geglu, t.rms_norm_vectors, t.attention_prefill,
-                                 kv.0, kv.1, kv.2, heads.0, heads.1, heads.2, split.0, split.1, split.2]
-            #expect(slots.count == 4 + 3 * Int(CK_KV_FORMAT_COUNT))
+            let kv = t.kv_store, split = t.attention_split
+            let slots: [Any?] = [t.swiglu, t.geglu, t.rms_norm_vectors, t.attention_prefill, t.attention_head_f16,
+                                 kv.0, kv.1, kv.2, split.0, split.1, split.2]
+            #expect(slots.count == 5 + 2 * Int(CK_KV_FORMAT_COUNT))
             for (i, slot) in slots.enumerated() { #expect(slot != nil, "\(path): slot \(i) is empty") }
         }
     }

@@ -39,6 +39,9 @@ import Testing
         Case(heads: 3, kvHeads: 3, headDim: 32, position: 140, window: 0, format: CK_KV_Q8_0),    // 16-row and 64-row tails, odd rows
         Case(heads: 9, kvHeads: 3, headDim: 64, position: 1000, window: 0, format: CK_KV_MXFP8_E4M3),
         Case(heads: 4, kvHeads: 1, headDim: 256, position: 600, window: 100, format: CK_KV_MXFP8_E4M3),
+        // More than 32 query heads (the scratch is sized by the heads, so split-K still applies).
+        Case(heads: 40, kvHeads: 8, headDim: 64, position: 700, window: 0, format: CK_KV_Q8_0),
+        Case(heads: 48, kvHeads: 8, headDim: 128, position: 300, window: 0),
     ]
 
     /// One cache (in the case's format) and query row, plus what the cache decodes to.
@@ -70,7 +73,7 @@ import Testing
         /// ck_attention on `threads` threads.
         func run(threads: Int, split: Bool, path: KernelPath? = nil) -> (out: [Float], applied: Bool) {
             var out = [Float](repeating: .nan, count: qDim)
-            let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.headDim)))
+            let stride = Int(ck_attention_scratch_floats(Int64(capacity), Int64(c.heads), Int64(c.headDim)))
             var scratch = [Float](repeating: 0, count: threads * stride)
             var position = Int64(c.position)
             var applied = true
@@ -162,10 +165,13 @@ import Testing
     }
 
     /// ck_attention hands an fp16 decode row to split-K (same bits as calling it) from
-    /// CK_SPLIT_MIN_POSITIONS visible positions, on any thread count.
+    /// CK_SPLIT_MIN_POSITIONS visible positions, and at any depth when its head dim is not a
+    /// multiple of 8 (the per-head kernel's width), on any thread count.
     @Test func dispatch() {
         for c in [Case(heads: 9, kvHeads: 3, headDim: 64, position: 600, window: 0),
-                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: Int(CK_SPLIT_MIN_POSITIONS))] {
+                  Case(heads: 4, kvHeads: 1, headDim: 256, position: 1500, window: Int(CK_SPLIT_MIN_POSITIONS)),
+                  Case(heads: 5, kvHeads: 5, headDim: 33, position: 100, window: 0),
+                  Case(heads: 8, kvHeads: 1, headDim: 20, position: 3, window: 0)] {
             let f = Fixture(c)
             for threads in 1...3 {
                 #expect(f.run(threads: threads, split: false).out.map(\.bitPattern)
