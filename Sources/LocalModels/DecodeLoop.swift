@@ -15,7 +15,9 @@ public enum GenerationStopReason: String, Sendable, Equatable {
 }
 
 /// Samples tokens after a prefilled prompt until the caller's `emit` says stop, the limit, or
-/// the end of the context. Checks for cancellation before every token.
+/// the end of the context. Checks for cancellation before every token. Each token but the last
+/// runs through the model for the next one's logits; the last does not (no turn reuses a decoded
+/// token's KV rows: `TokenSequence.prefilled`), so a reply of n tokens costs n − 1 forward passes.
 struct DecodeLoop {
     let sequence: TokenSequence
     let contextSize: Int
@@ -34,7 +36,6 @@ struct DecodeLoop {
         var logits = first
         var generated = 0
         var stop = GenerationStopReason.length
-        var last: Int32?
         while generated < limit {
             // Each token is milliseconds of synchronous compute on a cooperative thread:
             // yielding lets the consumer of the stream (and its cancellation) run in between,
@@ -44,18 +45,11 @@ struct DecodeLoop {
             let token = choose(&logits, limit - generated, &sampler)
             sampler.accept(token)
             generated += 1
-            last = token
             if await !emit(token) { stop = .endOfGeneration; break }
             if generated == limit { break }
             if sequence.tokens.count >= contextSize { stop = .contextFull; break }
             logits = try await sequence.decode(token, wantLogits: true) ?? []
         }
-        // Run the final token too, so the cache holds the whole response and the next turn
-        // reuses all of it (an end-of-generation token usually ends the rendered turn).
-        if let last, sequence.tokens.count < contextSize, !Task.isCancelled {
-            _ = try await sequence.decode(last, wantLogits: false)
-        }
-        if stop == .length && sequence.tokens.count >= contextSize && generated < limit { stop = .contextFull }
         return (generated, stop)
     }
 }
