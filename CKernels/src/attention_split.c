@@ -47,9 +47,16 @@ enum { SPLIT_UNITS = 16, RANGE_POSITIONS = 64 };
 static int64_t unit_tmp_floats(int64_t heads, int64_t hd) { return hd + heads * ((hd + 1) / 2 + 1); }
 
 int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t heads, int64_t head_dim) {
-    // Scores [heads][longest range <= capacity], the unit's temporaries, and the partial slots of
-    // every unit (all of them in one block when one thread runs them).
-    return heads * capacity + unit_tmp_floats(heads, head_dim) + (int64_t)SPLIT_UNITS * heads * (head_dim + 2);
+    // Scores [heads][longest range], the unit's temporaries, and the partial slots of every unit
+    // (all of them in one block when one thread runs them), for any visible count n <= capacity:
+    // up to SPLIT_UNITS * RANGE_POSITIONS positions a range holds at most RANGE_POSITIONS (and at
+    // most n), beyond it ceil(n / SPLIT_UNITS).
+    const int64_t spread = (int64_t)SPLIT_UNITS * RANGE_POSITIONS;
+    const int64_t longest = capacity > spread ? (capacity + SPLIT_UNITS - 1) / SPLIT_UNITS
+                                              : capacity < RANGE_POSITIONS ? capacity : RANGE_POSITIONS;
+    const int64_t ranges = (capacity + RANGE_POSITIONS - 1) / RANGE_POSITIONS;
+    const int64_t units = ranges < SPLIT_UNITS ? ranges : SPLIT_UNITS;
+    return heads * longest + unit_tmp_floats(heads, head_dim) + units * heads * (head_dim + 2);
 }
 
 #if defined(__x86_64__)   // the AVX2 split-K units

@@ -40,7 +40,7 @@ import Testing
         Case(heads: 9, kvHeads: 3, headDim: 64, position: 1000, window: 0, format: CK_KV_MXFP8_E4M3),
         Case(heads: 4, kvHeads: 1, headDim: 256, position: 600, window: 100, format: CK_KV_MXFP8_E4M3),
         // More than 32 query heads (the scratch is sized by the heads, so split-K still applies).
-        Case(heads: 40, kvHeads: 8, headDim: 64, position: 700, window: 0, format: CK_KV_Q8_0),
+        Case(heads: 40, kvHeads: 8, headDim: 64, position: 3000, window: 0, format: CK_KV_Q8_0),
         Case(heads: 48, kvHeads: 8, headDim: 128, position: 300, window: 0),
     ]
 
