@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CKernels
 import GGUF
 
@@ -29,8 +34,8 @@ public final class WeightMatrix: @unchecked Sendable {
     /// (≤ ~5 MB for the widest rows here) is all that is resident twice at any time.
     static let repackSliceRows = 8192
 
-    /// Threads used for load-time repacking.
-    nonisolated(unsafe) public static var loadThreads = 2
+    /// Threads used for load-time repacking: every online processor (the load is the only work).
+    nonisolated(unsafe) public static var loadThreads = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// Wraps a 2-D GGUF tensor of shape `[k, n]` (ne0 = k contiguous) without copying its blocks.
     public convenience init(tensor: GGUFTensorInfo, in file: GGUFFile) throws(EngineError) {
