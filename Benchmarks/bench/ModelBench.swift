@@ -26,6 +26,8 @@ private let threadsOption = OptionSpec(["-t", "--threads"], value: "N[,N...]", "
 private let depthOption = OptionSpec(["-d", "--depth"], value: "N[,N...]", "tokens cached before each test, every test at each (default 0)")
 private let weightsOption = OptionSpec(["--weights"], value: "FORMAT", "native|f32|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4 (default native)")
 private let kvOption = OptionSpec(["--kv"], value: "TYPE[,TYPE...]", "K/V cache formats f16|q8_0|mxfp8_e4m3, every test with each (default f16)")
+private let parallelOption = OptionSpec(["-np", "--parallel"], value: "N[,N...]",
+                                        "sequences decoded together: a tgN x N test beside each tgN for each N > 1 (aggregate tok/s)")
 private let schemaOption = OptionSpec(["--schema"], "add tgN+schema beside each tgN (guided generation)")
 private let jsonOption = OptionSpec(["--json"], "one JSON object per row instead of the table")
 private let compareOption = OptionSpec(["--compare-llama-cpp"], "run llama-bench on the same tests, interleaved with ours")
@@ -34,7 +36,7 @@ let modelBenchSpec = CommandSpec(
     program: "bench", name: "",
     summary: "Model throughput with llama-bench's pp/tg tests. Other suites: bench kernels|tokenizer|dequant|serve, each with --help.",
     options: [modelOption, syntheticOption, syntheticDirectoryOption, promptOption, generationOption, repetitionsOption, threadsOption, depthOption, weightsOption, kvOption,
-              schemaOption, jsonOption, compareOption] + IgnoredBenchOptions.all,
+              parallelOption, schemaOption, jsonOption, compareOption] + IgnoredBenchOptions.all,
     notes: """
     ppN prefills N tokens into an empty cache (one batch, logits of the last row), tgN generates N tokens one at a
     time (logits every step). Each test runs once to warm up, then -r times; tok/s is reported as mean ± stddev.
@@ -42,6 +44,9 @@ let modelBenchSpec = CommandSpec(
     when N > 0). A --kv list runs every test with each format in turn, one row per format (named "kv q8_0"...), and
     ends with each format's tok/s over the first one's, test by test. --schema masks every step of tgN+schema with a
     JSON schema's token mask and prints the masking time per token and its share.
+    --parallel N adds tgT x N: N sequences, each at --depth, decode T tokens each in batched steps (one forward
+    pass runs every sequence's next token at m = N rows, as quanta serve's slots run), reported as the aggregate
+    tok/s of all N; its ratio to tgT's tok/s is the engine's batching speed-up, without HTTP or sampling.
     --synthetic writes (once; later runs reuse the file) a GGUF with the shape, keys and per-tensor types a llama.cpp
     quantization of that model has, random weights scaled so activations stay finite, and a made-up vocabulary of the
     right size: every byte a token reads is read as in the real model, the text is noise. Types Quanta cannot run yet
@@ -83,6 +88,8 @@ struct ModelBenchOptions {
     var json: Bool
     var compare: Bool
     var schema: Bool
+    /// Sequence counts above 1 for the batched decode tests (tgN x P).
+    var parallel: [Int]
     var weights: WeightMode
     /// K/V cache formats; every test runs with each in turn.
     var kvs: [KVCacheFormat]
@@ -106,6 +113,7 @@ struct ModelBenchOptions {
         json = args.has(jsonOption)
         compare = args.has(compareOption)
         schema = args.has(schemaOption)
+        parallel = try args.ints(parallelOption, default: [], range: 1...64).filter { $0 > 1 }
         weights = .native
         if let w = args.string(weightsOption) {
             guard let mode = WeightMode(argument: w) else { throw UsageError("--weights: unknown format \(w)") }
@@ -173,6 +181,13 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
             }
             for n in options.generations {
                 for kv in options.kvs { tests.append(("tg\(n)", depth, kv, { threads in generate(model, tokens: n, depth: depth, threads: threads, kv: kv) })) }
+                for p in options.parallel {
+                    for kv in options.kvs {
+                        tests.append(("tg\(n) x \(p)", depth, kv, { threads in
+                            generateBatched(model, tokens: n, sequences: p, depth: depth, threads: threads, kv: kv)
+                        }))
+                    }
+                }
             }
         }
         if options.schema {
@@ -213,7 +228,8 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
                     Roofline.tokensPerSecond(weightBytes: Roofline.weightBytesPerToken(file), kvBytes: $0, threads: threads)
                 }
                 decodeKVBytesPerToken = nil
-                if let llamaBench {
+                // llama-bench has no batched decode test: tgN x P rows stand alone.
+                if let llamaBench, !test.name.contains(" x ") {
                     printError("bench: llama-bench \(name) t=\(threads)\n")
                     theirs = llamaBench.run(model: path, test: test.name, threads: threads, repetitions: options.repetitions,
                                             depth: test.depth, kv: test.kv)
@@ -315,4 +331,22 @@ func generate(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads
     let seconds = now() - t0
     decodeKVBytesPerToken = Double(state.cache.bytesSeen - seen) / Double(tokens)
     return Double(tokens) / seconds
+}
+
+/// Times `tokens` batched decode steps of `sequences` sequences, each after `depth` cached tokens
+/// (the steps `quanta serve` runs with that many busy slots); aggregate tok/s of all sequences.
+func generateBatched(_ model: any CausalLanguageModel, tokens: Int, sequences: Int, depth: Int, threads: Int, kv: KVCacheFormat) -> Double {
+    let states = (0..<sequences).map { _ in stateAtDepth(model, depth: depth, tokens: tokens, threads: threads, kv: kv) }
+    let workspace = model.makeWorkspace(sequences: sequences)
+    workspace.context.threads = threads
+    let ids = benchTokens(tokens * sequences, vocabulary: model.hyperparameters.vocabulary)
+    var seconds = 0.0
+    for step in 0..<tokens {
+        // Room for the step's row is made untimed, as the batcher does before each step.
+        for s in states { try! s.cache.reserve(upTo: s.cache.count + 1) }
+        let t0 = now()
+        _ = model.forward(batch: Array(ids[step * sequences..<(step + 1) * sequences]), states: states, workspace: workspace)
+        seconds += now() - t0
+    }
+    return Double(tokens * sequences) / seconds
 }

@@ -159,7 +159,22 @@ import Testing
                             "bench: error: --mb must be a number in 0.001...1000.0, got lots (see bench tokenizer --help)", status: 2)
         expectArgumentError(try bench(["dequant", "--mdoel", "x"]),
                             "bench: error: unknown option '--mdoel'; did you mean '--model'? (see bench dequant --help)", status: 2)
+        expectArgumentError(try bench(["-np", "2,0"]),
+                            "bench: error: -np takes integers in 1...64, comma-separated; got 2,0 (see bench --help)", status: 2)
         expectArgumentError(try bench(["kernals"]), "bench: error: unknown suite 'kernals'; did you mean 'kernels'? "
                             + "(suites: kernels, tokenizer, dequant, serve; none = model throughput; see bench --help)", status: 2)
+    }
+
+    /// `bench -np`: each tgN gets a tgN x P row per sequence count P > 1 (batched decode steps of P
+    /// sequences, aggregate tok/s), after its tgN row; a count of 1 adds nothing.
+    @Test func benchParallelAddsBatchedDecodeRows() throws {
+        let r = try runQuanta(["-m", smollm, "-p", "0", "-n", "4", "-np", "1,2,3", "-r", "1", "-t", "1", "--json"],
+                              timeout: 120, program: "bench")
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(rows.map { $0["test"] as? String } == ["tg4", "tg4 x 2", "tg4 x 3"], "\(r.stdout)")
+        #expect(rows.allSatisfy { ($0["tok_s"] as? Double ?? 0) > 0 }, "\(r.stdout)")
     }
 }
