@@ -156,11 +156,25 @@ Q8S_INLINE void q8s_scores(const int16_t *kc, const float *ks, const int16_t *qt
 /// [first[lane], last[lane]] (0 when it sees none), into bound[b * QL + lane].
 Q8S_INLINE void q8s_lane_bounds(const float *vs, int64_t n, int64_t nb, int64_t p0, const int32_t *first, const int32_t *last,
                                 int64_t lanes, float *bound) {
-    for (int64_t l = 0; l < lanes; l++) {
-        const int64_t lo = first[l] > p0 ? first[l] - p0 : 0, hi = last[l] - p0 < n - 1 ? last[l] - p0 : n - 1;
-        for (int64_t b = 0; b < nb; b++) {
-            float m = 0;
-            for (int64_t p = lo; p <= hi; p++) m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m;
+    // A lane sees all of the chunk, a prefix (its own position ends it), a suffix (its window
+    // starts inside it) or, with a window shorter than the chunk, a middle run. Per block the
+    // prefix and suffix maxima answer the first three in one read each (max is exact, so any
+    // grouping gives the same bound); only a middle run is scanned.
+    float pre[CP], suf[CP];
+    for (int64_t b = 0; b < nb; b++) {
+        float m = 0;
+        for (int64_t p = 0; p < n; p++) { m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m; pre[p] = m; }
+        m = 0;
+        for (int64_t p = n - 1; p >= 0; p--) { m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m; suf[p] = m; }
+        for (int64_t l = 0; l < lanes; l++) {
+            const int64_t lo = first[l] > p0 ? first[l] - p0 : 0, hi = last[l] - p0 < n - 1 ? last[l] - p0 : n - 1;
+            if (hi < lo) m = 0;
+            else if (lo == 0) m = pre[hi];
+            else if (hi == n - 1) m = suf[lo];
+            else {
+                m = 0;
+                for (int64_t p = lo; p <= hi; p++) m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m;
+            }
             bound[b * QL + l] = m;
         }
     }

@@ -131,7 +131,9 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     UNROLL for (int r = 0; r < MT; r++) acc[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *qs = qbase + (g * nb + b) * qb;
-        if (MT == 1) {
+        // Prefetch where the weights stream from memory: decode, and steps of fewer than 8 rows
+        // (batched decode of a few sequences), which take one pass per L2 chunk.
+        if (MT == 1 || d->m < 8) {
             UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch((const char *)qs + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
             _mm_prefetch((const char *)w->dw + (g * nb + b) * dwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
             if (mwb) _mm_prefetch((const char *)w->mw + (g * nb + b) * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
