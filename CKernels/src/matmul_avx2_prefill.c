@@ -55,8 +55,6 @@ typedef struct {
     /// At most one tile's rows (a batched decode step of 2-4 sequences): every weight streams
     /// from memory once, so the tiles prefetch it ahead as decode does.
     int stream;
-    /// Bytes of one group's block in the dw and mw streams (prefetch strides).
-    int64_t dwb, mwb;
 } pctx;
 
 /// Rows m0..m0+MT-1 x halves h0..h0+HT-1 (h0 even when HT = 2), whole K. nvalid: valid rows
@@ -80,9 +78,10 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
         const int8_t *ab = aq + b * 32;
         if (c->stream) {
             const char *block = (const char *)(bq - 32 * side);
+            const int64_t dwb = ck_dw_block_bytes(NSC, SC), mwb = ck_mw_block_bytes(HASMIN, SC);
             UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch(block + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)dws + (g * nb + b) * c->dwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
-            if (c->mwb) _mm_prefetch((const char *)mws + (g * nb + b) * c->mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+            _mm_prefetch((const char *)dws + (g * nb + b) * dwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+            if (mwb) _mm_prefetch((const char *)mws + (g * nb + b) * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
         }
         __m256 d0[HTX], d1[HTX], mw[HTX];
         UNROLL for (int h = 0; h < HT; h++) {
@@ -344,12 +343,8 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     case CK_WF_Q8_0: p.t = p_q8_0; p.ht = p_q8_0_ht; break;
     default: p.t = p_mxint8; p.ht = p_mxint8_ht; break;
     }
-    const int nsc = w->format == CK_WF_Q6_K ? 2 : 1, k_scales = w->format == CK_WF_Q4_K || w->format == CK_WF_Q5_K || w->format == CK_WF_Q6_K;
-    const int64_t sb = w->format == CK_WF_MXFP4 ? 1 : w->format == CK_WF_MXINT8 ? 4 : 2;   // bytes per scale
-    const int has_min = w->format == CK_WF_Q4_1;
-    const int64_t dwb = k_scales ? (nsc == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : nsc * CK_R * sb;
     p.c = (pctx){w->qs, 0, w->dw, w->mw, a->meta, a->q, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off),
-                 d->m <= MTX, dwb, has_min ? CK_R * sb : 0};
+                 d->m <= MTX};
     p.d = d;
     p.w = w;
     p.a = a;

@@ -118,10 +118,8 @@ T512 INLINE __m512i top2_bits(__m512i x, const int j) {
 T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t m0,
                       int64_t g, int nvalid, float negoff, const int V, const int NSC, const int HASMIN,
                       const int SC, const int MT) {
-    const int64_t k = d->k, nb = k / 32, sb = SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 ? 1 : 4;
-    // Bytes per block of the dw stream (a K record covers 8 blocks) and of the mw plane.
-    const int64_t dwb = SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * sb;
-    const int64_t mwb = HASMIN && SC != CK_SC_K ? CK_R * sb : 0;
+    const int64_t k = d->k, nb = k / 32;
+    const int64_t dwb = ck_dw_block_bytes(NSC, SC), mwb = ck_mw_block_bytes(HASMIN, SC);
     const int64_t qb = V == V_NIBBLES || V == V_CODES4 ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : V == V_NIBBLES6 ? CK_Q6_K_PACKED_BYTES : 512;
     const uint8_t *const qbase = V == V_NIBBLES5 ? w->qs_dec : w->qs;
     const __m512i low4 = _mm512_set1_epi8(0x0F);

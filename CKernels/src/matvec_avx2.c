@@ -41,10 +41,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                        float negoff, const int V, const int NSC, const int HASMIN, const int SC) {
     const int64_t nb = w->k / 32;
     const int qb = V == V_U4 || V == V_C4 ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : V == V_Q6 ? CK_Q6_K_PACKED_BYTES : 512;   // per block and group
-    const int sb = SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 ? 1 : 4;   // bytes per scale in a plane
-    // Bytes per block of the dw stream (a K record covers 8 blocks) and of the mw plane.
-    const int dwb = SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * sb;
-    const int mwb = HASMIN && SC != CK_SC_K ? CK_R * sb : 0;
+    const int64_t dwb = ck_dw_block_bytes(NSC, SC), mwb = ck_mw_block_bytes(HASMIN, SC);
     const uint8_t *q = (V == V_U5C ? w->qs_dec : w->qs) + g * nb * qb;
     const uint8_t *dwp = (const uint8_t *)w->dw + g * nb * dwb;
     const uint8_t *mwp = mwb ? (const uint8_t *)w->mw + g * nb * mwb : NULL;
