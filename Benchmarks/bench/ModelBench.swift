@@ -337,7 +337,7 @@ func generate(_ model: any CausalLanguageModel, tokens: Int, depth: Int, threads
 /// (the steps `quanta serve` runs with that many busy slots); aggregate tok/s of all sequences.
 func generateBatched(_ model: any CausalLanguageModel, tokens: Int, sequences: Int, depth: Int, threads: Int, kv: KVCacheFormat) -> Double {
     let states = (0..<sequences).map { _ in stateAtDepth(model, depth: depth, tokens: tokens, threads: threads, kv: kv) }
-    let workspace = model.makeWorkspace(sequences: sequences)
+    let workspace = model.makeWorkspace(rows: sequences)
     workspace.context.threads = threads
     let ids = benchTokens(tokens * sequences, vocabulary: model.hyperparameters.vocabulary)
     var seconds = 0.0

@@ -14,14 +14,18 @@ public protocol CausalLanguageModel: AnyObject, Sendable {
     /// any split into calls (a prompt prefilled whole or a token at a time), decoded ones the
     /// bits of `forward(batch:states:workspace:)`; the two kinds differ in the last bits.
     func forward(_ tokens: [Int32], state: ForwardState, logitRows: Range<Int>, rows: RowKind) -> Matrix?
-    /// One decode step of several sequences as one batch (continuous batching): row r runs
-    /// `tokens[r]` at position `states[r].cache.count` against that state's cache (appended to),
-    /// and the matmuls run once at m = `tokens.count` rows in `workspace` (activations, execution
-    /// context; its own cache is not used, see `makeWorkspace`). Returns the logits in rows
-    /// `0..<m` of a `[workspace.maxBatch][vocabulary]` matrix, row r bit-identical to what
-    /// `states[r]` decoding `tokens[r]` alone gives; overwritten by the workspace's next call.
-    /// The states need one context length.
-    func forward(batch tokens: [Int32], states: [ForwardState], workspace: ForwardState) -> Matrix
+    /// One forward pass over several sequences' rows as one batch (continuous batching): each
+    /// part runs its tokens at positions `state.cache.count ..< +tokens.count` against its own
+    /// state's cache (appended to), while the matmuls run once over every part's rows in
+    /// `workspace` (activations, execution context; its own cache is not used, see
+    /// `makeWorkspace`). Returns, for each part that asks (`wantsLogits`), the logits of its last
+    /// row, in the order of the parts, as the top rows of a matrix that the workspace's next call
+    /// overwrites. Each part's logits and cache rows are bit-identical to what its state gets
+    /// running the same tokens alone with the same kind (`forward(_:state:logitRows:rows:)`):
+    /// every op but attention computes each row independently of the others, and attention runs
+    /// part by part with the call a lone pass makes. The states need one context length; a part
+    /// holds at most its state's `maxBatch` tokens, all parts together at most the workspace's.
+    func forward(_ parts: [SequenceRows], workspace: ForwardState) -> Matrix
     /// A fresh state for sequences of up to `contextSize` tokens, prefilled `maxBatch` at a time,
     /// with the KV cache stored as `kvFormat`.
     func makeState(contextSize: Int, maxBatch: Int, kvFormat: KVCacheFormat) -> ForwardState
@@ -35,15 +39,43 @@ extension CausalLanguageModel {
         forward(tokens, state: state, logitRows: logitRows, rows: tokens.count == 1 ? .decoded : .prompt)
     }
 
+    /// One decode step of several sequences: row r runs `tokens[r]` as a decoded token of
+    /// `states[r]` (`forward(_:workspace:)` with one part per state); row r of the result holds
+    /// its logits.
+    public func forward(batch tokens: [Int32], states: [ForwardState], workspace: ForwardState) -> Matrix {
+        precondition(tokens.count == states.count, "\(tokens.count) tokens for \(states.count) states")
+        return forward(zip(tokens, states).map { SequenceRows(state: $1, tokens: [$0], kind: .decoded, wantsLogits: true) },
+                       workspace: workspace)
+    }
+
     /// A fresh state with an fp16 KV cache.
     public func makeState(contextSize: Int, maxBatch: Int) -> ForwardState {
         makeState(contextSize: contextSize, maxBatch: maxBatch, kvFormat: .f16)
     }
 
-    /// The activations and execution context for `forward(batch:states:workspace:)` of up to
-    /// `sequences` rows (its KV cache holds one position, reserved lazily, and is never used).
-    public func makeWorkspace(sequences: Int) -> ForwardState {
-        makeState(contextSize: 1, maxBatch: sequences, kvFormat: .f16)
+    /// The activations and execution context for batched passes (`forward(_:workspace:)`) of up
+    /// to `rows` rows in all (its KV cache holds one position, reserved lazily, and is never used).
+    public func makeWorkspace(rows: Int) -> ForwardState {
+        makeState(contextSize: 1, maxBatch: rows, kvFormat: .f16)
+    }
+}
+
+/// One sequence's part of a batched forward pass (`CausalLanguageModel.forward(_:workspace:)`).
+public struct SequenceRows {
+    /// The sequence: its cache receives the rows, its context length bounds them.
+    public let state: ForwardState
+    /// Tokens run at the next positions of the sequence (at most `state.maxBatch`).
+    public let tokens: [Int32]
+    /// Prompt rows or a decoded token: which attention kernel the rows take.
+    public let kind: RowKind
+    /// Whether the logits of the last row are returned.
+    public let wantsLogits: Bool
+
+    public init(state: ForwardState, tokens: [Int32], kind: RowKind, wantsLogits: Bool) {
+        self.state = state
+        self.tokens = tokens
+        self.kind = kind
+        self.wantsLogits = wantsLogits
     }
 }
 

@@ -62,36 +62,45 @@ final class Decoder: CausalLanguageModel, @unchecked Sendable {
         }
     }
 
-    /// One decode step of several sequences: row r runs `tokens[r]` at the next position of
-    /// `states[r]`, stored in and attending over that state's cache alone; the matmuls and row ops
-    /// run once over all rows in `workspace`'s activations and execution context. Row r's logits
-    /// are the bits `forward([tokens[r]], state: states[r], logitRows: 0..<1)` gives: every op but
-    /// attention computes each row independently of the others, and attention runs row by row
-    /// with the one-row call a lone decode makes.
-    func forward(batch tokens: [Int32], states: [ForwardState], workspace w: ForwardState) -> Matrix {
-        let m = tokens.count
-        precondition(m > 0 && m == states.count && m <= w.maxBatch, "batch of \(m) rows for \(states.count) states, room for \(w.maxBatch)")
-        precondition(!states.contains { $0 === w }, "the workspace cannot be one of the batch's states")
-        precondition(Set(states.map(ObjectIdentifier.init)).count == m, "a sequence twice in one batch")
-        let capacity = states[0].cache.capacity
+    /// Several sequences' rows as one batch (see the protocol): the parts' rows stacked in order,
+    /// each part a `RowSegment` of the workspace that stores and attends against its own cache.
+    func forward(_ parts: [SequenceRows], workspace w: ForwardState) -> Matrix {
+        precondition(!parts.isEmpty, "a batch of no sequences")
+        precondition(!parts.contains { $0.state === w }, "the workspace cannot be one of the batch's states")
+        precondition(Set(parts.map { ObjectIdentifier($0.state) }).count == parts.count, "a sequence twice in one batch")
+        let m = parts.reduce(0) { $0 + $1.tokens.count }
+        precondition(m <= w.maxBatch, "batch of \(m) rows, room for \(w.maxBatch)")
+        let capacity = parts[0].state.cache.capacity
+        var tokens: [Int32] = []
+        tokens.reserveCapacity(m)
         w.positions.removeAll(keepingCapacity: true)
-        w.rowCaches.removeAll(keepingCapacity: true)
-        for s in states {
-            precondition(s.cache.capacity == capacity, "the sequences of a batch share one context length")
-            precondition(s.cache.count < capacity, "sequence longer than the context")
-            w.positions.append(s.cache.count)
-            w.rowCaches.append(s.cache)
+        w.segments.removeAll(keepingCapacity: true)
+        for p in parts {
+            let cache = p.state.cache, n = p.tokens.count
+            precondition(n > 0 && n <= p.state.maxBatch, "a part of \(n) tokens, room for \(p.state.maxBatch)")
+            precondition(cache.capacity == capacity, "the sequences of a batch share one context length")
+            precondition(cache.count + n <= capacity, "sequence longer than the context")
+            let positions = Array(cache.count..<cache.count + n)
+            w.segments.append(RowSegment(cache: cache, rows: tokens.count..<tokens.count + n, positions: positions,
+                                         kind: p.kind, of: w.activations))
+            w.positions += positions
+            tokens += p.tokens
         }
-        defer { w.rowCaches.removeAll(keepingCapacity: true) }
-        let c = StepContext(state: w, rows: m, positions: w.positions, kind: .decoded)
-        step(tokens, c)
-        for s in states { s.cache.commit(upTo: s.cache.count + 1) }
+        defer { w.segments.removeAll(keepingCapacity: true) }
+        step(tokens, StepContext(state: w, rows: m, positions: w.positions, kind: .decoded))
+        for p in parts { p.state.cache.commit(upTo: p.state.cache.count + p.tokens.count) }
+        // The last row of every part that asks, gathered to the top of `selected`.
         let a = w.activations
-        for r in 0..<m { Ops.copyRow(a.x, r, into: a.selected, r) }
-        // One buffer of the workspace's rows whatever m is: a buffer per batch size would hold
-        // up to maxBatch² / 2 rows of the vocabulary.
-        let logits = w.logitsBuffer(rows: w.maxBatch, vocabulary: hyperparameters.vocabulary)
-        head(c, into: logits)
+        var wanted = 0, end = 0
+        for p in parts {
+            end += p.tokens.count
+            if p.wantsLogits {
+                Ops.copyRow(a.x, end - 1, into: a.selected, wanted)
+                wanted += 1
+            }
+        }
+        let logits = w.batchLogitsBuffer(rows: max(wanted, 1), vocabulary: hyperparameters.vocabulary)
+        if wanted > 0 { head(StepContext(state: w, rows: wanted, positions: w.positions, kind: .decoded), into: logits) }
         return logits
     }
 

@@ -58,12 +58,13 @@ public final class ForwardState: @unchecked Sendable {
     let activations: Activations
     /// Logits matrices by (rows, scratch) key (see `logitsBuffer`).
     var logits: [Int: Matrix] = [:]
+    /// The logits of batches of several sequences (see `batchLogitsBuffer`).
+    private var batchLogits: Matrix?
     /// Positions of the current batch, reused so a decode step does not allocate.
     var positions: [Int] = []
-    /// One row's position, for the per-row cache calls of a batch of sequences.
-    var rowPosition: [Int] = [0]
-    /// The caches of a batch of sequences, one per row (empty: the batch is this state's sequence).
-    var rowCaches: [KVCache] = []
+    /// The sequences of a batch that holds several, in row order (empty: the batch is this
+    /// state's sequence).
+    var segments: [RowSegment] = []
     /// Per-row scale factors of the current batch (attention temperature), reused likewise.
     var rowFactors: [Float] = []
     /// Attention score scratch.
@@ -80,7 +81,17 @@ public final class ForwardState: @unchecked Sendable {
 
     /// Bytes held by the KV cache and the activation buffers.
     public var memoryBytes: Int {
-        cache.memoryBytes + (activations.all + Array(logits.values)).reduce(0) { $0 + $1.rows * $1.columns * 4 }
+        cache.memoryBytes + (activations.all + Array(logits.values) + (batchLogits.map { [$0] } ?? []))
+            .reduce(0) { $0 + $1.rows * $1.columns * 4 }
+    }
+
+    /// The logits matrix of a batch of several sequences: one buffer, grown to the most rows
+    /// asked so far (a buffer per row count would hold up to n² / 2 rows of the vocabulary).
+    func batchLogitsBuffer(rows: Int, vocabulary: Int) -> Matrix {
+        if let m = batchLogits, m.rows >= rows { return m }
+        let m = Matrix(rows: rows, columns: vocabulary)
+        batchLogits = m
+        return m
     }
 
     /// A logits matrix of exactly `rows` rows, kept for reuse (decode asks for 1 row every token).
@@ -105,13 +116,13 @@ struct StepContext {
     let positions: [Int]
     /// Whether the rows are prompt rows or decoded tokens (which attention kernel they take).
     let kind: RowKind
-    /// The cache of each row when the batch holds several sequences (`state.rowCaches`); empty:
-    /// every row is `state.cache`'s sequence.
-    var rowCaches: [KVCache] { state.rowCaches }
+    /// The sequences when the batch holds several (`state.segments`); empty: every row is
+    /// `state.cache`'s sequence.
+    var segments: [RowSegment] { state.segments }
 
     var a: Activations { state.activations }
     /// The context length of the batch's sequences (which LongRoPE's factors depend on).
-    var contextSize: Int { rowCaches.first?.capacity ?? state.cache.capacity }
+    var contextSize: Int { segments.first?.cache.capacity ?? state.cache.capacity }
     var context: ExecutionContext { state.context }
 
     func rmsNorm(_ x: Matrix, _ weight: [Float], eps: Float, into y: Matrix) {
@@ -148,35 +159,54 @@ struct StepContext {
     }
 
     /// Stores the batch's keys and values (`a.k`, `a.v`) at its positions in `layer` of the
-    /// cache, or of each row's own cache.
+    /// cache, or of each sequence's own cache.
     func storeKV(layer: Int) {
-        guard !rowCaches.isEmpty else {
+        guard !segments.isEmpty else {
             state.cache.store(layer: layer, keys: a.k, values: a.v, rows: rows, positions: positions, context: context)
             return
         }
-        let views = a.rowViews
-        for r in 0..<rows {
-            state.rowPosition[0] = positions[r]
-            rowCaches[r].store(layer: layer, keys: views.k[r], values: views.v[r], rows: 1, positions: state.rowPosition,
-                               context: context)
+        for s in segments {
+            s.cache.store(layer: layer, keys: s.k, values: s.v, rows: s.k.rows, positions: s.positions, context: context)
         }
     }
 
     /// Causal attention of the batch's (scaled) queries `a.q` over `layer` of the cache into
-    /// `a.attended`; with a cache per row, each row runs alone over its own cache, the call a
-    /// one-token decode of that sequence makes.
+    /// `a.attended`; with several sequences, each runs over its own cache with the call it makes
+    /// alone (a prompt chunk, or one decoded row).
     func attention(layer: Int, heads: Int, headDim: Int, window: Int?) {
-        guard !rowCaches.isEmpty else {
+        guard !segments.isEmpty else {
             state.cache.attention(layer: layer, queries: a.q, rows: rows, positions: positions, heads: heads, headDim: headDim,
                                   window: window, kind: kind, into: a.attended, scratch: &state.scores, context: context)
             return
         }
-        let views = a.rowViews
-        for r in 0..<rows {
-            state.rowPosition[0] = positions[r]
-            rowCaches[r].attention(layer: layer, queries: views.q[r], rows: 1, positions: state.rowPosition, heads: heads,
-                                   headDim: headDim, window: window, kind: kind, into: views.attended[r], scratch: &state.scores,
-                                   context: context)
+        for s in segments {
+            s.cache.attention(layer: layer, queries: s.q, rows: s.q.rows, positions: s.positions, heads: heads,
+                              headDim: headDim, window: window, kind: s.kind, into: s.attended, scratch: &state.scores,
+                              context: context)
+        }
+    }
+}
+
+/// One sequence's rows in a batch of several: its cache, the rows' positions and kind, and views
+/// of the batch's q, k, v and attended over its rows (made once per batch, used by every layer).
+struct RowSegment {
+    let cache: KVCache
+    let positions: [Int]
+    let kind: RowKind
+    let q: Matrix, k: Matrix, v: Matrix, attended: Matrix
+
+    /// Rows `rows` of `a`'s batch, at `positions`, for `cache`. A one-row segment takes the
+    /// activations' cached row views (a decode step does not allocate views).
+    init(cache: KVCache, rows: Range<Int>, positions: [Int], kind: RowKind, of a: Activations) {
+        self.cache = cache
+        self.positions = positions
+        self.kind = kind
+        if rows.count == 1 {
+            let views = a.rowViews, r = rows.lowerBound
+            (q, k, v, attended) = (views.q[r], views.k[r], views.v[r], views.attended[r])
+        } else {
+            (q, k, v, attended) = (Matrix(rows: rows, of: a.q), Matrix(rows: rows, of: a.k),
+                                   Matrix(rows: rows, of: a.v), Matrix(rows: rows, of: a.attended))
         }
     }
 }

@@ -20,11 +20,19 @@ public final class Matrix: @unchecked Sendable {
 
     /// A one-row matrix over row `row` of `matrix`, sharing its memory: an op on the view reads and
     /// writes that row (a batch's row handed to a per-sequence op).
-    public init(row: Int, of matrix: Matrix) {
-        rows = 1
+    public convenience init(row: Int, of matrix: Matrix) {
+        self.init(rows: row..<row + 1, of: matrix)
+    }
+
+    /// A matrix over rows `rows` of `matrix`, sharing its memory (one sequence's rows of a batch
+    /// that holds several).
+    public init(rows range: Range<Int>, of matrix: Matrix) {
+        precondition(!range.isEmpty && range.lowerBound >= 0 && range.upperBound <= matrix.rows,
+                     "rows \(range) out of 0..<\(matrix.rows)")
+        rows = range.count
         columns = matrix.columns
-        base = matrix.row(row)
-        owner = matrix
+        base = matrix.base + range.lowerBound * matrix.columns
+        owner = matrix.owner ?? matrix
     }
 
     deinit { if owner == nil { base.deallocate() } }

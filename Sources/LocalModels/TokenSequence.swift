@@ -77,18 +77,20 @@ final class TokenSequence: @unchecked Sendable {
         return logits
     }
 
-    /// `append` of prompt tokens, on the batcher's thread between its decode steps when there is
-    /// one, one batch at a time (cancellation is checked between them).
+    /// `append` of prompt tokens: in the batcher's passes when there is one (beside the other
+    /// sequences' decoded rows and prompt chunks), one chunk of at most `maxBatch` tokens at a
+    /// time, cancellation checked between them. The cache gets the same bits either way.
     func prefill(_ new: [Int32], wantLogits: Bool) async throws -> [Float]? {
         guard let batcher else { return try append(new, rows: .prompt, wantLogits: wantLogits) }
         var logits: [Float]?
         var done = 0
         while done < new.count {
             try Task.checkCancellation()
-            let batch = Array(new[done..<min(new.count, done + state.maxBatch)])
-            done += batch.count
-            let last = done == new.count
-            logits = try await batcher.perform(tokens: batch.count) { try self.append(batch, rows: .prompt, wantLogits: wantLogits && last) }
+            let chunk = Array(new[done..<min(new.count, done + state.maxBatch)])
+            done += chunk.count
+            logits = try await batcher.prefill(chunk, state: state, wantLogits: wantLogits && done == new.count)
+            if prefilled == tokens.count { prefilled += chunk.count }
+            tokens += chunk
         }
         return logits
     }

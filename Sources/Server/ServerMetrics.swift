@@ -61,7 +61,7 @@ final class ServerMetrics: Sendable {
         out += "# TYPE quanta_decode_step_rows summary\nquanta_decode_step_rows_sum \(batching.rows)\nquanta_decode_step_rows_count \(batching.steps)\n"
         out += "# HELP quanta_decode_step_rows_max The most rows one decode step has held.\n# TYPE quanta_decode_step_rows_max gauge\n"
         out += "quanta_decode_step_rows_max \(batching.largest)\n"
-        out += "# HELP quanta_prefill_batches_total Prompt batches prefilled between decode steps.\n# TYPE quanta_prefill_batches_total counter\n"
+        out += "# HELP quanta_prefill_batches_total Prompt chunks prefilled (each in one batched forward pass).\n# TYPE quanta_prefill_batches_total counter\n"
         out += "quanta_prefill_batches_total \(batching.prefillBatches)\n"
         out += "# HELP quanta_prefill_tokens_total Prompt tokens prefilled (those a slot's cache already held are not).\n"
         out += "# TYPE quanta_prefill_tokens_total counter\nquanta_prefill_tokens_total \(batching.prefillTokens)\n"

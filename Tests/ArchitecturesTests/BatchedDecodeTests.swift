@@ -5,13 +5,15 @@ import Engine
 import GGUF
 import TestSupport
 
-/// A decode step that runs several sequences' next tokens as one batch gives every sequence
-/// exactly what it gets decoding alone: for both real models and two KV cache formats, four
-/// sequences (prompts of 30 to 300 tokens, so the per-head and split-K attention kernels both run)
-/// each decode `steps` tokens alone, then again batched with 0-3 others (they join and leave at
-/// different steps, and the batch's row order changes every step); each sequence's logits (every
-/// vocabulary entry, as bit patterns) and tokens must be the same. Two sequences choose greedily,
-/// two draw from the softmax with their own seeded generator.
+/// A forward pass that runs several sequences' rows as one batch gives every sequence exactly
+/// what it gets alone: for both real models and two KV cache formats, four sequences (prompts of
+/// 30 to 300 tokens, so the per-head and split-K attention kernels both run) each prefill their
+/// prompt in one call and decode `steps` tokens alone, then again batched with 0-3 others: each
+/// prefills in chunks of its own size (13 to 256 tokens) in passes shared with the others' prompt
+/// chunks and decoded rows, then decodes there (they join and leave at different steps, and the
+/// parts' order changes every pass); each sequence's logits (every vocabulary entry, as bit
+/// patterns) and tokens must be the same. Two sequences choose greedily, two draw from the
+/// softmax with their own seeded generator.
 /// Time cap: ~60 s on 2 vCPUs beside the other suites (2 models × 2 formats × 4 sequences × 24
 /// steps, twice).
 @Suite(.serialized) struct BatchedDecodeTests {
@@ -58,36 +60,49 @@ import TestSupport
         }
     }
 
-    /// The same sequences decoded through `forward(batch:states:workspace:)`, each joining at its
-    /// step of `schedule`, the batch rows in a different order every step.
-    static func batched(_ model: any CausalLanguageModel, _ sequences: [Sequence], kvFormat: KVCacheFormat) throws
+    /// The same sequences run through batched passes (`forward(_:workspace:)`), each joining at
+    /// its step of `schedule`: its prompt goes in chunks of `chunks[i]` tokens, one chunk per
+    /// pass beside the other sequences' prompt chunks and decoded rows, then it decodes there; the
+    /// parts in a different order every pass.
+    static func batched(_ model: any CausalLanguageModel, _ sequences: [Sequence], chunks: [Int], kvFormat: KVCacheFormat) throws
         -> [(logits: [[UInt32]], tokens: [Int32])] {
-        let workspace = model.makeWorkspace(sequences: sequences.count)
+        let workspace = model.makeWorkspace(rows: chunks.reduce(0, +))
         workspace.context.threads = 2
-        var states: [ForwardState] = [], rows: [[Float]] = [], rngs: [SplitMix64] = []
-        var results = sequences.map { _ in (logits: [[UInt32]](), tokens: [Int32]()) }
-        for s in sequences {
+        let states = sequences.map { _ in
             let state = model.makeState(contextSize: 512, maxBatch: 512, kvFormat: kvFormat)
             state.context.threads = 2
-            rows.append(try #require(model.forward(s.prompt, state: state, logitRows: s.prompt.count - 1..<s.prompt.count)).copyRow(0))
-            states.append(state)
-            rngs.append(SplitMix64(seed: s.seed ?? 0))
+            return state
         }
+        var rows = [[Float]?](repeating: nil, count: sequences.count), prefilled = sequences.map { _ in 0 }
+        var rngs = sequences.map { SplitMix64(seed: $0.seed ?? 0) }
+        var results = sequences.map { _ in (logits: [[UInt32]](), tokens: [Int32]()) }
         var order = SplitMix64(seed: 7)
         for step in 0... {
             var active = sequences.indices.filter { step >= schedule[$0].join && results[$0].tokens.count < schedule[$0].steps }
             if active.isEmpty && step > schedule.map(\.join).max()! { break }
             if active.isEmpty { continue }
             active.shuffle(using: &order)
-            var tokens: [Int32] = []
+            var parts: [SequenceRows] = []
             for i in active {
-                results[i].logits.append(rows[i].map(\.bitPattern))
-                let next = choose(rows[i], seed: sequences[i].seed, rng: &rngs[i])
+                let prompt = sequences[i].prompt
+                if prefilled[i] < prompt.count {
+                    let chunk = Array(prompt[prefilled[i]..<min(prompt.count, prefilled[i] + chunks[i])])
+                    prefilled[i] += chunk.count
+                    parts.append(SequenceRows(state: states[i], tokens: chunk, kind: .prompt, wantsLogits: prefilled[i] == prompt.count))
+                    continue
+                }
+                let row = try #require(rows[i])
+                results[i].logits.append(row.map(\.bitPattern))
+                let next = choose(row, seed: sequences[i].seed, rng: &rngs[i])
                 results[i].tokens.append(next)
-                tokens.append(next)
+                parts.append(SequenceRows(state: states[i], tokens: [next], kind: .decoded, wantsLogits: true))
             }
-            let logits = model.forward(batch: tokens, states: active.map { states[$0] }, workspace: workspace)
-            for (r, i) in active.enumerated() { rows[i] = logits.copyRow(r) }
+            let logits = model.forward(parts, workspace: workspace)
+            var row = 0
+            for (part, i) in zip(parts, active) where part.wantsLogits {
+                rows[i] = logits.copyRow(row)
+                row += 1
+            }
         }
         return results
     }
@@ -103,7 +118,7 @@ import TestSupport
         #expect(sequences.allSatisfy { $0.prompt.count >= 30 })
         for format in [KVCacheFormat.f16, .q8_0] {
             let one = try Self.alone(model, sequences, kvFormat: format)
-            let many = try Self.batched(model, sequences, kvFormat: format)
+            let many = try Self.batched(model, sequences, chunks: [13, 64, 256, 37], kvFormat: format)
             for i in sequences.indices {
                 let firstStep = one[i].logits.indices.first { one[i].logits[$0] != many[i].logits[$0] }
                 #expect(many[i].logits.count == one[i].logits.count && firstStep == nil,
