@@ -160,6 +160,11 @@ typedef struct {
 /// cannot run is lowered to the best supported one), its table resolved once per call.
 void ck_attention(const ck_attention_desc *d, int nthreads, int path);
 
+/// ck_attention of each of `count` calls (each its own cache, rows, positions and kind; one
+/// scratch may serve them all), the same bits as calling it on each in turn; the decoded rows
+/// that take the per-head kernel share one parallel region (a batched decode step's sequences).
+void ck_attention_batch(const ck_attention_desc *descs, int64_t count, int nthreads, int path);
+
 /// Visible positions from which ck_attention runs an fp16 decode row split-K (measured on 2
 /// threads: below it the per-head kernel's single pass costs less than the ranges and merge).
 #define CK_SPLIT_MIN_POSITIONS 256

@@ -20,6 +20,16 @@ static int64_t visible(const ck_attention_desc *d) {
     return d->window > 0 && d->window < all ? d->window : all;
 }
 
+/// Row r of d's rows as a call of its own.
+static ck_attention_desc row_of(const ck_attention_desc *d, int64_t r) {
+    ck_attention_desc one = *d;
+    one.q = d->q + r * d->q_stride;
+    one.out = d->out + r * d->out_stride;
+    one.positions = d->positions + r;
+    one.rows = 1;
+    return one;
+}
+
 /// Whether a decoded row (d of one row) goes split-K: block formats always (their only decode
 /// kernel), fp16 from CK_SPLIT_MIN_POSITIONS visible positions (below, the per-head kernel's one
 /// pass costs less than split-K's ranges and merge) or with a head dim the per-head kernel's
@@ -44,32 +54,52 @@ static void scratch_too_small(const ck_attention_desc *d) {
     abort();
 }
 
-/// ck_attention with kernel table k, resolved once by the caller. Decoded rows one call each
-/// (the engine's decode steps bring one per sequence and cache anyway).
-static void attention_with(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
+/// The calls of `descs` with kernel table k, resolved once by the caller: prompt rows per call
+/// through the table's prefill kernel, each decoded row alone, split-K or (short fp16 contexts)
+/// per head, where the per-head rows of every call share one parallel region (a batched decode
+/// step brings one row per sequence, each over its own cache).
+static void attention_with(const ck_attention_desc *descs, int64_t count, int nthreads, const ck_path_kernels *k) {
     if (nthreads < 1) nthreads = 1;
-    if (d->kind == CK_ROWS_PROMPT) {
-        if (d->scratch_stride < ck_attention_tiled_scratch_floats(d->head_dim)) scratch_too_small(d);
-        k->attention_prefill(d, nthreads, k);
-        return;
+    int64_t per_head = 0;
+    for (int64_t i = 0; i < count; i++) {
+        const ck_attention_desc *d = &descs[i];
+        if (d->kind == CK_ROWS_PROMPT) {
+            if (d->scratch_stride < ck_attention_tiled_scratch_floats(d->head_dim)) scratch_too_small(d);
+            k->attention_prefill(d, nthreads, k);
+            continue;
+        }
+        for (int64_t r = 0; r < d->rows; r++) {
+            const ck_attention_desc one = row_of(d, r);
+            if (!wants_split(&one)) {
+                if (d->scratch_stride < ck_attention_heads_scratch_floats(visible(&one), d->head_dim)) scratch_too_small(d);
+                per_head++;
+            } else if (!ck_attention_split_k_with(&one, nthreads, k)) scratch_too_small(d);
+        }
     }
-    for (int64_t r = 0; r < d->rows; r++) {
-        ck_attention_desc one = *d;
-        one.q = d->q + r * d->q_stride;
-        one.out = d->out + r * d->out_stride;
-        one.positions = d->positions + r;
-        one.rows = 1;
-        if (!wants_split(&one)) {
-            if (d->scratch_stride < ck_attention_heads_scratch_floats(visible(&one), d->head_dim)) scratch_too_small(d);
-            ck_attention_heads(&one, nthreads, k);
-        } else if (!ck_attention_split_k_with(&one, nthreads, k)) scratch_too_small(d);
+    if (per_head == 0) return;
+    ck_attention_desc few[16];
+    ck_attention_desc *rows = per_head <= 16 ? few : malloc((size_t)per_head * sizeof *rows);
+    if (!rows) { fprintf(stderr, "ck_attention: out of memory for %lld rows\n", (long long)per_head); abort(); }
+    int64_t n = 0;
+    for (int64_t i = 0; i < count; i++) {
+        if (descs[i].kind == CK_ROWS_PROMPT) continue;
+        for (int64_t r = 0; r < descs[i].rows; r++) {
+            const ck_attention_desc one = row_of(&descs[i], r);
+            if (!wants_split(&one)) rows[n++] = one;
+        }
     }
+    ck_attention_heads(rows, n, nthreads, k);
+    if (rows != few) free(rows);
 }
 
-void ck_attention(const ck_attention_desc *d, int nthreads, int path) { attention_with(d, nthreads, ck_kernels_for_path(path)); }
+void ck_attention(const ck_attention_desc *d, int nthreads, int path) { attention_with(d, 1, nthreads, ck_kernels_for_path(path)); }
+
+void ck_attention_batch(const ck_attention_desc *descs, int64_t count, int nthreads, int path) {
+    attention_with(descs, count, nthreads, ck_kernels_for_path(path));
+}
 
 int ck_attention_on(const ck_attention_desc *d, int nthreads, int path) {
     if (!ck_kernel_path_supported(path)) return 0;
-    attention_with(d, nthreads, ck_kernels((ck_kernel_path)path));
+    attention_with(d, 1, nthreads, ck_kernels((ck_kernel_path)path));
     return 1;
 }

@@ -119,30 +119,44 @@ int64_t ck_attention_heads_scratch_floats(int64_t capacity, int64_t head_dim) {
 }
 
 typedef struct {
-    const ck_attention_desc *d;
+    const ck_attention_desc *rows;   // one decoded row each
+    int64_t count;
     const ck_path_kernels *k;
 } job;
 
-/// Thread t's share of the query heads, each alone (so the thread count changes no sum).
+/// Thread t's share of the (row, query head) units: one contiguous run of them, rows in order
+/// and each row's heads in order, so a thread takes the query heads that share a KV head one
+/// after another and reads that head's K and V rows from its own L1 (units handed out one at a
+/// time alternate between the threads, and each thread then pulls every KV head from L3). Each
+/// unit is computed alone, so neither the thread count nor the other rows change a sum.
 static void run(void *ctx, int t, int nthreads) {
     const job *jb = ctx;
-    const ck_attention_desc *d = jb->d;
-    const int64_t group = d->heads / d->kv_heads, last = d->positions[0];
-    const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0, n = last - first + 1;
-    float *scratch = d->scratch + (int64_t)t * d->scratch_stride;
-    for (int64_t h = d->heads * t / nthreads; h < d->heads * (t + 1) / nthreads; h++) {
-        const int64_t at = first * d->row_bytes + ck_kv_row_bytes(d->format, h / group * d->head_dim);
-        const head_job j = {
-            .q = d->q + h * d->head_dim, .k = d->k + at, .v = d->v + at,
-            .row_bytes = d->row_bytes, .head_dim = d->head_dim, .n = n,
-            .w = scratch, .tmp = scratch + n, .out = d->out + h * d->head_dim,
-        };
-        jb->k->attention_head_f16(&j);
+    int64_t units = 0;
+    for (int64_t i = 0; i < jb->count; i++) units += jb->rows[i].heads;
+    const int64_t from = units * t / nthreads, to = units * (t + 1) / nthreads;
+    int64_t base = 0;
+    for (int64_t i = 0; i < jb->count && base < to; base += jb->rows[i].heads, i++) {
+        const ck_attention_desc *d = &jb->rows[i];
+        const int64_t group = d->heads / d->kv_heads, last = d->positions[0];
+        const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0, n = last - first + 1;
+        float *scratch = d->scratch + (int64_t)t * d->scratch_stride;
+        const int64_t h0 = from > base ? from - base : 0, h1 = to - base < d->heads ? to - base : d->heads;
+        for (int64_t h = h0; h < h1; h++) {
+            const int64_t at = first * d->row_bytes + ck_kv_row_bytes(d->format, h / group * d->head_dim);
+            const head_job j = {
+                .q = d->q + h * d->head_dim, .k = d->k + at, .v = d->v + at,
+                .row_bytes = d->row_bytes, .head_dim = d->head_dim, .n = n,
+                .w = scratch, .tmp = scratch + n, .out = d->out + h * d->head_dim,
+            };
+            jb->k->attention_head_f16(&j);
+        }
     }
 }
 
-void ck_attention_heads(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k) {
-    job jb = {d, k};
-    if (nthreads > d->heads) nthreads = (int)d->heads;
+void ck_attention_heads(const ck_attention_desc *rows, int64_t count, int nthreads, const ck_path_kernels *k) {
+    job jb = {rows, count, k};
+    int64_t units = 0;
+    for (int64_t i = 0; i < count; i++) units += rows[i].heads;
+    if (nthreads > units) nthreads = (int)units;
     ck_parallel(run, &jb, nthreads < 1 ? 1 : nthreads);
 }

@@ -26,8 +26,9 @@ void ck_attention_head_f16_avx2(const head_job *j);
 /// Floats of scratch per thread that ck_attention_heads needs for positions below `capacity`.
 int64_t ck_attention_heads_scratch_floats(int64_t capacity, int64_t head_dim);
 
-/// Every query head of `d`'s one row (d->rows == 1), split over the threads, each through the
-/// table's attention_head_f16 kernel.
-void ck_attention_heads(const ck_attention_desc *d, int nthreads, const ck_path_kernels *k);
+/// Every query head of `count` decoded rows (each desc of one row, rows == 1, with its own
+/// cache, positions and scratch), the (row, head) units split over the threads in one parallel
+/// region, each through the table's attention_head_f16 kernel.
+void ck_attention_heads(const ck_attention_desc *rows, int64_t count, int nthreads, const ck_path_kernels *k);
 
 #endif

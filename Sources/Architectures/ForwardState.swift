@@ -171,19 +171,17 @@ struct StepContext {
     }
 
     /// Causal attention of the batch's (scaled) queries `a.q` over `layer` of the cache into
-    /// `a.attended`; with several sequences, each runs over its own cache with the call it makes
-    /// alone (a prompt chunk, or one decoded row).
+    /// `a.attended`; with several sequences, each over its own cache with the bits of the call it
+    /// makes alone (a prompt chunk, or one decoded row), all in one kernel call.
     func attention(layer: Int, heads: Int, headDim: Int, window: Int?) {
         guard !segments.isEmpty else {
             state.cache.attention(layer: layer, queries: a.q, rows: rows, positions: positions, heads: heads, headDim: headDim,
                                   window: window, kind: kind, into: a.attended, scratch: &state.scores, context: context)
             return
         }
-        for s in segments {
-            s.cache.attention(layer: layer, queries: s.q, rows: s.q.rows, positions: s.positions, heads: heads,
-                              headDim: headDim, window: window, kind: s.kind, into: s.attended, scratch: &state.scores,
-                              context: context)
-        }
+        KVCache.attention(segments.map { KVCache.AttentionPart(cache: $0.cache, queries: $0.q, rows: $0.q.rows, positions: $0.positions,
+                                                               kind: $0.kind, out: $0.attended) },
+                          layer: layer, heads: heads, headDim: headDim, window: window, scratch: &state.scores, context: context)
     }
 }
 

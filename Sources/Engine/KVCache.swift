@@ -300,15 +300,89 @@ public final class KVCache: @unchecked Sendable {
     /// grown here when too small); the kernels run on `context`'s threads and kernel path.
     public func attention(layer: Int, queries q: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int,
                           window: Int?, kind: RowKind, into out: Matrix, scratch: inout [Float], context: ExecutionContext) {
+        checkAttention(layer: layer, queries: q, rows: rows, positions: positions, heads: heads, headDim: headDim,
+                       window: window, out: out)
+        let stride = Self.growScratch(&scratch, Int(ck_attention_scratch_floats(Int64(committed), Int64(heads), Int64(headDim))), context)
+        withInt64(positions) { pos in
+            scratch.withUnsafeMutableBufferPointer { w in
+                var d = attentionDesc(layer: layer, queries: q, rows: rows, positions: pos, heads: heads, headDim: headDim,
+                                      window: window, kind: kind, out: out, scratch: w.baseAddress, stride: stride)
+                ck_attention(&d, context.ckThreads, context.ckPath)
+            }
+        }
+    }
+
+    /// Grows `scratch` to `stride` floats per thread of `context`; returns `stride`. Sized for the
+    /// committed positions rather than the capacity, so a huge context costs no scratch until it
+    /// fills; it grows only when the commit doubles.
+    private static func growScratch(_ scratch: inout [Float], _ stride: Int, _ context: ExecutionContext) -> Int {
+        let threads = Int(context.ckThreads)
+        if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
+        return stride
+    }
+
+    /// The kernel's description of an attention call over this cache's `layer`.
+    private func attentionDesc(layer: Int, queries q: Matrix, rows: Int, positions: UnsafePointer<Int64>?, heads: Int,
+                               headDim: Int, window: Int?, kind: RowKind, out: Matrix, scratch: UnsafeMutablePointer<Float>?,
+                               stride: Int) -> ck_attention_desc {
+        ck_attention_desc(
+            q: q.base, q_stride: Int64(q.columns), k: UnsafePointer(positionZero(layer, values: false)),
+            v: UnsafePointer(positionZero(layer, values: true)), row_bytes: Int64(rowBytes), format: format.ck,
+            positions: positions, rows: Int64(rows), heads: Int64(heads), kv_heads: Int64(kvDim / headDim),
+            head_dim: Int64(headDim), window: Int64(window ?? 0), out: out.base, out_stride: Int64(out.columns),
+            scratch: scratch, scratch_stride: Int64(stride), kind: kind.ck)
+    }
+
+    /// One sequence's rows in a batched attention call: all its `queries` rows at `positions`,
+    /// against `cache`, into `out` (the arguments of the one-cache `attention`).
+    public struct AttentionPart {
+        let cache: KVCache
+        let queries: Matrix, rows: Int, positions: [Int], kind: RowKind, out: Matrix
+
+        public init(cache: KVCache, queries: Matrix, rows: Int, positions: [Int], kind: RowKind, out: Matrix) {
+            (self.cache, self.queries, self.rows, self.positions, self.kind, self.out) = (cache, queries, rows, positions, kind, out)
+        }
+    }
+
+    /// `attention` of several sequences' rows, each against its own cache, in one kernel call:
+    /// each part's output is the bits its own call gives, and the decoded rows of a short fp16
+    /// context share one parallel region instead of one each.
+    public static func attention(_ parts: [AttentionPart], layer: Int, heads: Int, headDim: Int, window: Int?,
+                                 scratch: inout [Float], context: ExecutionContext) {
+        precondition(!parts.isEmpty)
+        var stride = 0, all: [Int] = []
+        for p in parts {
+            p.cache.checkAttention(layer: layer, queries: p.queries, rows: p.rows, positions: p.positions, heads: heads,
+                                   headDim: headDim, window: window, out: p.out)
+            stride = max(stride, Int(ck_attention_scratch_floats(Int64(p.cache.committed), Int64(heads), Int64(headDim))))
+            all += p.positions.prefix(p.rows)
+        }
+        stride = growScratch(&scratch, stride, context)
+        all.withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: Int64.self) { positions in
+                scratch.withUnsafeMutableBufferPointer { w in
+                    var offset = 0
+                    var descs = parts.map { part -> ck_attention_desc in
+                        defer { offset += part.rows }
+                        return part.cache.attentionDesc(layer: layer, queries: part.queries, rows: part.rows,
+                                                        positions: positions.baseAddress! + offset, heads: heads, headDim: headDim,
+                                                        window: window, kind: part.kind, out: part.out, scratch: w.baseAddress,
+                                                        stride: stride)
+                    }
+                    ck_attention_batch(&descs, Int64(descs.count), context.ckThreads, context.ckPath)
+                }
+            }
+        }
+    }
+
+    /// The preconditions of an attention call over this cache, and its read bytes counted.
+    private func checkAttention(layer: Int, queries q: Matrix, rows: Int, positions: [Int], heads: Int, headDim: Int,
+                                window: Int?, out: Matrix) {
         let kvHeads = kvDim / headDim
         precondition(q.columns == heads * headDim && out.columns == q.columns && heads % kvHeads == 0)
+        precondition(rows <= q.rows && rows <= out.rows && positions.count >= rows)
         precondition(format.supports(headDim: headDim), "KV format \(format) needs a head dim that is a multiple of 32")
         precondition(positions.prefix(rows).allSatisfy { $0 >= 0 && $0 < committed }, "position outside the cache")
-        // Sized for the committed positions rather than the capacity, so a huge context costs no
-        // scratch until it fills; it grows only when the commit doubles.
-        let threads = Int(context.ckThreads)
-        let stride = Int(ck_attention_scratch_floats(Int64(committed), Int64(heads), Int64(headDim)))
-        if scratch.count < threads * stride { scratch = [Float](repeating: 0, count: threads * stride) }
         let seen = (window ?? 0) > 0 ? window! : Int.max   // 0 is no window, as in the kernel
         if isRing(layer) {
             precondition(seen <= windows[layer], "layer \(layer) keeps a window of \(windows[layer]), attention asked for \(seen)")
@@ -316,16 +390,5 @@ public final class KVCache: @unchecked Sendable {
                          "position outside windowed layer \(layer)'s rows")
         }
         for p in positions.prefix(rows) { bytesSeen += 2 * rowBytes * min(p + 1, seen) }
-        let k = UnsafePointer(positionZero(layer, values: false)), v = UnsafePointer(positionZero(layer, values: true))
-        withInt64(positions) { pos in
-            scratch.withUnsafeMutableBufferPointer { w in
-                var desc = ck_attention_desc(
-                    q: q.base, q_stride: Int64(q.columns), k: k, v: v, row_bytes: Int64(rowBytes), format: format.ck,
-                    positions: pos, rows: Int64(rows), heads: Int64(heads), kv_heads: Int64(kvHeads),
-                    head_dim: Int64(headDim), window: Int64(window ?? 0), out: out.base, out_stride: Int64(out.columns),
-                    scratch: w.baseAddress, scratch_stride: Int64(stride), kind: kind.ck)
-                ck_attention(&desc, context.ckThreads, context.ckPath)
-            }
-        }
     }
 }
