@@ -18,8 +18,7 @@ import LanguageModelAPI
 package final class DecodeBatcher: @unchecked Sendable {
     /// Most decoded rows in one pass; more wait for the next.
     static let maxRows = 16
-    /// Most prompt rows in one pass beyond its first prompt chunk (a chunk is at most its
-    /// sequence's `maxBatch` tokens, 256 for a session's sequence).
+    /// Most prompt rows in one pass beyond its first prompt chunk, and the most one chunk holds.
     static let promptRows = 256
     /// How long a pass waits for the decoding sequences that have not handed in their token.
     static let gatherWindow: TimeInterval = 0.005
@@ -81,11 +80,11 @@ package final class DecodeBatcher: @unchecked Sendable {
         try await run(SequenceRows(state: state, tokens: [token], kind: .decoded, wantsLogits: true))!
     }
 
-    /// Runs prompt `tokens` (at most `state.maxBatch`) at the next positions of `state` in the
-    /// next pass and returns the logits after the last one when asked.
+    /// Runs prompt `tokens` (at most `promptRows` and `state.maxBatch`) at the next positions of
+    /// `state` in the next pass and returns the logits after the last one when asked.
     /// - Throws: `LanguageModelError.contextSizeExceeded` as `decode`.
     func prefill(_ tokens: [Int32], state: ForwardState, wantLogits: Bool) async throws -> [Float]? {
-        precondition(!tokens.isEmpty && tokens.count <= state.maxBatch, "a prompt chunk of \(tokens.count) tokens")
+        precondition(!tokens.isEmpty && tokens.count <= min(state.maxBatch, Self.promptRows), "a prompt chunk of \(tokens.count) tokens")
         return try await run(SequenceRows(state: state, tokens: tokens, kind: .prompt, wantsLogits: wantLogits))
     }
 

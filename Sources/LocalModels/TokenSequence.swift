@@ -78,15 +78,16 @@ final class TokenSequence: @unchecked Sendable {
     }
 
     /// `append` of prompt tokens: in the batcher's passes when there is one (beside the other
-    /// sequences' decoded rows and prompt chunks), one chunk of at most `maxBatch` tokens at a
-    /// time, cancellation checked between them. The cache gets the same bits either way.
+    /// sequences' decoded rows and prompt chunks), one chunk of at most `maxBatch` (and the
+    /// batcher's `promptRows`) tokens at a time, cancellation checked between them. The cache
+    /// gets the same bits either way.
     func prefill(_ new: [Int32], wantLogits: Bool) async throws -> [Float]? {
         guard let batcher else { return try append(new, rows: .prompt, wantLogits: wantLogits) }
         var logits: [Float]?
         var done = 0
         while done < new.count {
             try Task.checkCancellation()
-            let chunk = Array(new[done..<min(new.count, done + state.maxBatch)])
+            let chunk = Array(new[done..<min(new.count, done + min(state.maxBatch, DecodeBatcher.promptRows))])
             done += chunk.count
             logits = try await batcher.prefill(chunk, state: state, wantLogits: wantLogits && done == new.count)
             if prefilled == tokens.count { prefilled += chunk.count }
