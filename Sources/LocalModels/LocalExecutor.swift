@@ -40,6 +40,15 @@ extension LocalLanguageModel {
             self.configuration = configuration
         }
 
+        /// While this executor is idle: how many leading tokens of `prompt` (a rendered request,
+        /// `promptTokens(for:)`) its cache holds, and how many prompt tokens it holds in all
+        /// (what a request that keeps only the first would drop); zeros while it runs a request.
+        /// A server picks the slot whose cache holds the most of a request's prompt and drops
+        /// the least (a conversation's next turn finds its earlier turns).
+        public func cachedPrefix(of prompt: [Int32]) -> (held: Int, cached: Int) {
+            state.withLock { s in s.sequence.map { ($0.cachedPrefix(of: prompt), $0.prefilled) } ?? (0, 0) }
+        }
+
         /// Prefills the rendered `transcript` (instructions and prompt prefix, no generation
         /// prompt) in the background; the next request waits for it and finds it cached.
         public func prewarm(model: LocalLanguageModel, transcript: Transcript) {

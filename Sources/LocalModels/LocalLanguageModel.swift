@@ -121,7 +121,13 @@ public struct LocalLanguageModel: LanguageModel {
     /// Input tokens a request would spend whose transcript is `entries` (ending with its
     /// prompt): exactly `usage.input.totalTokenCount` of that request.
     public func tokenCount(for transcriptEntries: some Collection<Transcript.Entry>) async throws -> Int {
-        try loaded.render(transcriptEntries).tokens.count
+        try promptTokens(for: transcriptEntries).count
+    }
+
+    /// The tokens of a request whose transcript is `entries` (ending with its prompt), as its
+    /// chat template renders them.
+    public func promptTokens(for transcriptEntries: some Collection<Transcript.Entry>) throws -> [Int32] {
+        try loaded.render(transcriptEntries).tokens
     }
 
     /// What the batcher of this model's file, thread count and window has run (every session,

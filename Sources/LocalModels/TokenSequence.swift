@@ -40,12 +40,19 @@ final class TokenSequence: @unchecked Sendable {
     /// were kept: none when a sliding-window layer already dropped positions the prefix's end
     /// still needs.
     func reuse(_ prompt: [Int32]) -> Int {
-        var common = 0
-        while common < min(prefilled, prompt.count - 1) && tokens[common] == prompt[common] { common += 1 }
-        let kept = state.cache.truncate(to: common)
+        let kept = state.cache.truncate(to: cachedPrefix(of: prompt))
         tokens.removeSubrange(kept...)
         prefilled = min(prefilled, kept)
         return kept
+    }
+
+    /// How many leading tokens of `prompt` `reuse` would keep if nothing were dropped (the
+    /// common prefix with the prefilled tokens, short of `prompt`'s last token), without changing
+    /// anything: how much of a prompt this cache already holds.
+    func cachedPrefix(of prompt: [Int32]) -> Int {
+        var common = 0
+        while common < min(prefilled, prompt.count - 1) && tokens[common] == prompt[common] { common += 1 }
+        return common
     }
 
     /// Runs `new` (prompt tokens, or one decoded token) after what is cached, a batch at a time,

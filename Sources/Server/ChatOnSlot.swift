@@ -29,13 +29,22 @@ extension OpenAIServer {
             var slot: SlotPool.Slot?
             defer { if let slot { pool.release(slot) } else { pool.withdraw() } }
             // A prompt that cannot fit is a 400 before any stream starts.
-            if let count = try? await model.tokenCount(for: chat.transcript), count >= model.contextSize {
-                return answer(reply(APIError(status: 400, "the prompt is \(count) tokens; the context window is \(model.contextSize)",
+            let prompt = (try? model.promptTokens(for: chat.transcript)) ?? []
+            if prompt.count >= model.contextSize {
+                return answer(reply(APIError(status: 400, "the prompt is \(prompt.count) tokens; the context window is \(model.contextSize)",
                                              param: "messages", code: "context_length_exceeded")))
             }
             let writer = chat.stream ? openStream() : nil
             if let writer { answer(.stream(writer.body)) }
-            slot = await pool.acquire()
+            // The slot whose cache this prompt gains the most from: the tokens it holds of the
+            // prompt, less those the request would drop (the rest of what it holds). A
+            // conversation's next turn goes where its earlier turns are, a new one to an empty or
+            // the least recently used slot rather than over another conversation for the sake of
+            // a chat template's opening.
+            slot = await pool.acquire { slot in
+                let (held, cached) = slot.executor.cachedPrefix(of: prompt)
+                return held - (cached - held)
+            }
             guard let slot, !Task.isCancelled else {
                 metrics.cancelled()
                 writer?.end()

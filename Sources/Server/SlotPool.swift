@@ -19,6 +19,7 @@ final class SlotPool: Sendable {
     }
 
     private struct State {
+        /// Free slots, the least recently used first.
         var free: [Slot]
         var waiting: [(id: Int, continuation: CheckedContinuation<Slot?, Never>)] = []
         var admitted = 0
@@ -32,7 +33,7 @@ final class SlotPool: Sendable {
     init(model: LocalLanguageModel, slots count: Int, queueLimit: Int) throws {
         slots = try (0..<count).map { Slot(index: $0, executor: try LocalLanguageModel.Executor(configuration: model.executorConfiguration)) }
         self.queueLimit = queueLimit
-        state = Mutex(State(free: slots.reversed()))
+        state = Mutex(State(free: slots))
     }
 
     /// Takes a place for one request, or false when every slot is busy and the queue is full.
@@ -55,7 +56,10 @@ final class SlotPool: Sendable {
     var busy: Int { state.withLock { slots.count - $0.free.count } }
 
     /// Waits for a free slot (first come, first served); nil if the task is cancelled first.
-    func acquire() async -> Slot? {
+    /// Of the free slots it takes the one `score` rates highest (how much of the request's prompt
+    /// its cache holds), the least recently used of those that tie; a request that waits takes
+    /// the slot the next one to finish gives back.
+    func acquire(score: (Slot) -> Int = { _ in 0 }) async -> Slot? {
         let id = state.withLock { s -> Int in
             s.nextID += 1
             return s.nextID
@@ -64,7 +68,15 @@ final class SlotPool: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Slot?, Never>) in
                 let ready = state.withLock { s -> Slot?? in
                     if Task.isCancelled { return .some(nil) }
-                    if let slot = s.free.popLast() { return .some(slot) }
+                    if !s.free.isEmpty {
+                        // `free` runs from the least recently used slot to the most recent.
+                        var best = 0, bestScore = Int.min
+                        for (i, slot) in s.free.enumerated() {
+                            let v = score(slot)
+                            if v > bestScore { (best, bestScore) = (i, v) }
+                        }
+                        return .some(s.free.remove(at: best))
+                    }
                     s.waiting.append((id, continuation))
                     return .none
                 }

@@ -52,9 +52,7 @@ import Glibc
         for f in [fileA, fileB, fileC] { #expect(try String(contentsOf: f, encoding: .utf8).hasSuffix("data: [DONE]\n\n")) }
         #expect(!(try content(fileC)).isEmpty)
         // Side by side, each answered exactly what it answers alone through the Swift API (a
-        // fresh session: an empty cache, as each slot had). A cache holding part of the prompt
-        // can change a greedy answer today: prefilling a prefix in one batch or in two does not
-        // round alike yet.
+        // fresh session: an empty cache, as each slot had).
         let model = try await LocalLanguageModel(contentsOf: URL(fileURLWithPath: smollm), configuration: .init(threads: 2))
         for (prompt, file) in zip(prompts, [fileA, fileB]) {
             let alone = try await LanguageModelSession(model: model)
