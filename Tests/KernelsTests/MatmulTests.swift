@@ -100,8 +100,9 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         let n = 37, k = oddK(format)
         let w = try randomWeights(format, n: n, k: k, seed: 200)
         let wf = w.dequantized()
-        // 23: one full and one partial 16-row AMX activation tile in one call.
-        for m in [1, 2, 3, 7, 23, 64, 513] {
+        // 23: one full and one partial 16-row AMX activation tile in one call; 45 and 64: a short
+        // prompt's rows as one work unit.
+        for m in [1, 2, 3, 7, 23, 45, 64, 513] {
             if format.blockSize == 256 && m == 513 { continue }   // keep the reference's runtime small
             let x = gaussians(m * k, seed: UInt64(m))
             let ref = runMatmul(w, x, m: m, path: .ref)
