@@ -60,6 +60,11 @@ static void scratch_too_small(const ck_attention_desc *d) {
 /// step brings one row per sequence, each over its own cache).
 static void attention_with(const ck_attention_desc *descs, int64_t count, int nthreads, const ck_path_kernels *k) {
     if (nthreads < 1) nthreads = 1;
+    int64_t decoded = 0;   // room for every decoded row, of which the per-head ones are kept
+    for (int64_t i = 0; i < count; i++) if (descs[i].kind != CK_ROWS_PROMPT) decoded += descs[i].rows;
+    ck_attention_desc few[16];
+    ck_attention_desc *rows = decoded <= 16 ? few : malloc((size_t)decoded * sizeof *rows);
+    if (!rows) { fprintf(stderr, "ck_attention: out of memory for %lld rows\n", (long long)decoded); abort(); }
     int64_t per_head = 0;
     for (int64_t i = 0; i < count; i++) {
         const ck_attention_desc *d = &descs[i];
@@ -72,23 +77,11 @@ static void attention_with(const ck_attention_desc *descs, int64_t count, int nt
             const ck_attention_desc one = row_of(d, r);
             if (!wants_split(&one)) {
                 if (d->scratch_stride < ck_attention_heads_scratch_floats(visible(&one), d->head_dim)) scratch_too_small(d);
-                per_head++;
+                rows[per_head++] = one;
             } else if (!ck_attention_split_k_with(&one, nthreads, k)) scratch_too_small(d);
         }
     }
-    if (per_head == 0) return;
-    ck_attention_desc few[16];
-    ck_attention_desc *rows = per_head <= 16 ? few : malloc((size_t)per_head * sizeof *rows);
-    if (!rows) { fprintf(stderr, "ck_attention: out of memory for %lld rows\n", (long long)per_head); abort(); }
-    int64_t n = 0;
-    for (int64_t i = 0; i < count; i++) {
-        if (descs[i].kind == CK_ROWS_PROMPT) continue;
-        for (int64_t r = 0; r < descs[i].rows; r++) {
-            const ck_attention_desc one = row_of(&descs[i], r);
-            if (!wants_split(&one)) rows[n++] = one;
-        }
-    }
-    ck_attention_heads(rows, n, nthreads, k);
+    if (per_head > 0) ck_attention_heads(rows, per_head, nthreads, k);
     if (rows != few) free(rows);
 }
 

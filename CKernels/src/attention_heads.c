@@ -121,6 +121,7 @@ int64_t ck_attention_heads_scratch_floats(int64_t capacity, int64_t head_dim) {
 typedef struct {
     const ck_attention_desc *rows;   // one decoded row each
     int64_t count;
+    int64_t units;                   // (row, head) units: the rows' heads summed
     const ck_path_kernels *k;
 } job;
 
@@ -131,9 +132,7 @@ typedef struct {
 /// unit is computed alone, so neither the thread count nor the other rows change a sum.
 static void run(void *ctx, int t, int nthreads) {
     const job *jb = ctx;
-    int64_t units = 0;
-    for (int64_t i = 0; i < jb->count; i++) units += jb->rows[i].heads;
-    const int64_t from = units * t / nthreads, to = units * (t + 1) / nthreads;
+    const int64_t from = jb->units * t / nthreads, to = jb->units * (t + 1) / nthreads;
     int64_t base = 0;
     for (int64_t i = 0; i < jb->count && base < to; base += jb->rows[i].heads, i++) {
         const ck_attention_desc *d = &jb->rows[i];
@@ -154,9 +153,8 @@ static void run(void *ctx, int t, int nthreads) {
 }
 
 void ck_attention_heads(const ck_attention_desc *rows, int64_t count, int nthreads, const ck_path_kernels *k) {
-    job jb = {rows, count, k};
-    int64_t units = 0;
-    for (int64_t i = 0; i < count; i++) units += rows[i].heads;
-    if (nthreads > units) nthreads = (int)units;
+    job jb = {rows, count, 0, k};
+    for (int64_t i = 0; i < count; i++) jb.units += rows[i].heads;
+    if (nthreads > jb.units) nthreads = (int)jb.units;
     ck_parallel(run, &jb, nthreads < 1 ? 1 : nthreads);
 }

@@ -151,6 +151,9 @@ Q8S_INLINE void q8s_scores(const int16_t *kc, const float *ks, const int16_t *qt
     }
 }
 
+/// max(m, |x|), the running maximum of the lane bounds.
+Q8S_INLINE float q8s_abs_max(float m, float x) { return fabsf(x) > m ? fabsf(x) : m; }
+
 /// The V block bounds of a masked chunk per lane (attention_values_q8_0_fn's `bound`): for lanes
 /// 0..lanes-1 and blocks 0..nb-1, the largest |vs[p][b]| among the chunk's positions p0 + p in
 /// [first[lane], last[lane]] (0 when it sees none), into bound[b * QL + lane].
@@ -163,9 +166,9 @@ Q8S_INLINE void q8s_lane_bounds(const float *vs, int64_t n, int64_t nb, int64_t 
     float pre[CP], suf[CP];
     for (int64_t b = 0; b < nb; b++) {
         float m = 0;
-        for (int64_t p = 0; p < n; p++) { m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m; pre[p] = m; }
+        for (int64_t p = 0; p < n; p++) pre[p] = m = q8s_abs_max(m, vs[p * nb + b]);
         m = 0;
-        for (int64_t p = n - 1; p >= 0; p--) { m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m; suf[p] = m; }
+        for (int64_t p = n - 1; p >= 0; p--) suf[p] = m = q8s_abs_max(m, vs[p * nb + b]);
         for (int64_t l = 0; l < lanes; l++) {
             const int64_t lo = first[l] > p0 ? first[l] - p0 : 0, hi = last[l] - p0 < n - 1 ? last[l] - p0 : n - 1;
             if (hi < lo) m = 0;
@@ -173,7 +176,7 @@ Q8S_INLINE void q8s_lane_bounds(const float *vs, int64_t n, int64_t nb, int64_t 
             else if (hi == n - 1) m = suf[lo];
             else {
                 m = 0;
-                for (int64_t p = lo; p <= hi; p++) m = fabsf(vs[p * nb + b]) > m ? fabsf(vs[p * nb + b]) : m;
+                for (int64_t p = lo; p <= hi; p++) m = q8s_abs_max(m, vs[p * nb + b]);
             }
             bound[b * QL + l] = m;
         }

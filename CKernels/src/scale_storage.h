@@ -10,17 +10,21 @@
 /// whose scale is 2^(e - 128) (MXFP4: the block's 2^(e - 127) halved for the doubled values).
 enum { CK_SC_F32, CK_SC_F16, CK_SC_K, CK_SC_E8 };
 
+/// Bytes of one scale in a dw or mw plane stored as SC (not CK_SC_K, whose scales are records).
+static inline int64_t ck_plane_scale_bytes(const int SC) {
+    return SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 ? 1 : 4;
+}
+
 /// Bytes per 32-block of one 16-row group in the dw stream: a K record covers 8 blocks, a plane
 /// holds NSC scales per row. The kernels stride their prefetches by it.
 static inline int64_t ck_dw_block_bytes(const int NSC, const int SC) {
-    const int64_t sb = SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 ? 1 : 4;   // bytes per scale in a plane
-    return SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * sb;
+    return SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * ck_plane_scale_bytes(SC);
 }
 
 /// Bytes per 32-block of one group in the mw plane: 0 without a stored minimum, and for the
 /// K-quants, whose dmin lives in their records.
 static inline int64_t ck_mw_block_bytes(const int HASMIN, const int SC) {
-    return HASMIN && SC != CK_SC_K ? CK_R * (SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 ? 1 : 4) : 0;
+    return HASMIN && SC != CK_SC_K ? CK_R * ck_plane_scale_bytes(SC) : 0;
 }
 
 /// fp32 bits of 2^(e - 128) for a ue8m0 code e, NaN for the NaN code 255: (e - 1) << 23 for

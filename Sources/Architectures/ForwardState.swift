@@ -37,8 +37,9 @@ final class Activations {
 
     var all: [Matrix] { [x, xn, q, k, v, attended, projected, gate, up, selected] }
 
-    /// One-row views of q, k, v and attended, `[maxBatch]` each, made on first use: a batch of
-    /// several sequences stores and attends row by row, each against its own cache.
+    /// One-row views of q, k, v and attended, `[maxBatch]` each, made on first use: the
+    /// one-row parts of a batch of several sequences (a decoded token each) take these, so a
+    /// decode step makes no views.
     private(set) lazy var rowViews: (q: [Matrix], k: [Matrix], v: [Matrix], attended: [Matrix]) = {
         let n = q.rows
         return ((0..<n).map { Matrix(row: $0, of: q) }, (0..<n).map { Matrix(row: $0, of: k) },
