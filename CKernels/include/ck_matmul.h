@@ -127,10 +127,12 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 ///  - MXFP4 keeps its E2M1 codes (packed4, code4: CK_MXFP4_U gives u) and its ue8m0 codes as
 ///    stored (e8m0_scales: dw = [group][block][16] bytes), 4.25 bits per weight as in the file;
 ///    the kernels form dw = 2^(e - 128) in registers (ck_e8m0_half_bits), exactly the reference's;
-///  - f32: [n][k] fp32 (F16, for the sgemm path);
 ///  - MXFP8: qs = [group][block][32][16] the 8-bit codes as stored (k-major within a block, so
 ///    one 16-byte load is one k of 16 rows) and dw = [group][block][16] fp32 block scales; a
-///    block holding an E4M3 NaN code gets a NaN scale (its outputs are NaN, as in the reference).
+///    block holding an E4M3 NaN code gets a NaN scale (its outputs are NaN, as in the reference);
+///  - F16: qs = [group][block][32][16] the binary16 values as stored (2 bytes each, k-major as
+///    MXFP8's codes), no scales: the MXFP8 kernels with a unit scale. F32 keeps no copy (sgemm
+///    reads raw).
 /// Rows n..(n rounded up to 16) are zero padding.
 typedef struct {
     ck_weight_format format;
@@ -140,7 +142,6 @@ typedef struct {
     uint8_t *qs;
     void *dw;
     void *mw;
-    float *f32;
     uint8_t *qs_dec;  ///< Q5_0 and Q5_K only: compact layout (see ck_repack_sizes), else NULL
 } ck_weights;
 
@@ -153,8 +154,8 @@ typedef struct {
 /// fifth bits into place for the 32 bytes of its nibbles. With the fp16 scales that is 5.5 bits
 /// per weight, as on disk, instead of 8.5 for the byte layout.
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
-                     size_t *mw_bytes, size_t *f32_bytes, size_t *dec_bytes);
-/// Fills w->qs/dw/mw/f32 (caller-allocated with ck_repack_sizes, 64-byte aligned) from w->raw.
+                     size_t *mw_bytes, size_t *dec_bytes);
+/// Fills w->qs/dw/mw/qs_dec (caller-allocated with ck_repack_sizes, 64-byte aligned) from w->raw.
 /// Rows [n0, n1) only (n0 a multiple of 16), so callers can split the work across threads.
 void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1);
 
@@ -297,8 +298,8 @@ void ck_prefill_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_
 /// The reference kernel split over N in whole 16-row groups (matmul_threaded.c): ref's prefill.
 void ck_prefill_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                     int nthreads, int64_t min_parallel_macs);
-/// OpenBLAS sgemm on the fp32 weights (w->f32, or raw for F32), `nthreads` OpenBLAS threads:
-/// F32 and F16 off the reference path.
+/// OpenBLAS sgemm on F32 weights as stored (raw), `nthreads` OpenBLAS threads: F32 off the
+/// reference path.
 void ck_prefill_sgemm(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                       int nthreads, int64_t min_parallel_macs);
 

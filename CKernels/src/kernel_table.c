@@ -111,11 +111,11 @@ ck_kernel_path ck_kernel_path_set(int path) {
 
 /// Every format on the reference kernel.
 #define REF_ALL ((ck_format_kernels){ck_matmul_ref, ck_prefill_ref})
-/// Float formats off the reference path: F32 and F16 on sgemm (they have no repacked layout, so
-/// ck_matmul never takes their decode slot, which names the reference kernel), MXFP8 on the
-/// path's own kernel (`KERNEL` for one row, `PREFILL` its threaded driver).
+/// Float formats off the reference path: F32 on sgemm (it has no repacked layout, so ck_matmul
+/// never takes its decode slot, which names the reference kernel), MXFP8 and F16 on the path's
+/// own kernel (`KERNEL` for one row, `PREFILL` its threaded driver).
 #define SGEMM {ck_matmul_ref, ck_prefill_sgemm}
-#define FLOATS(KERNEL, PREFILL) [CK_WF_F32] = SGEMM, [CK_WF_F16] = SGEMM, \
+#define FLOATS(KERNEL, PREFILL) [CK_WF_F32] = SGEMM, [CK_WF_F16] = {KERNEL, PREFILL}, \
     [CK_WF_MXFP8_E4M3] = {KERNEL, PREFILL}, [CK_WF_MXFP8_E5M2] = {KERNEL, PREFILL}
 #define FP8_AVX2 FLOATS(ck_matmul_fp8_avx2, ck_prefill_fp8_avx2)
 #define FP8_AVX512 FLOATS(ck_matmul_fp8_avx512, ck_prefill_fp8_avx512)
@@ -213,7 +213,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
                            [CK_WF_MXFP8_E4M3] = REF_ALL, [CK_WF_MXFP8_E5M2] = REF_ALL},                  \
               REF_QUANT, ck_swiglu_ref, ck_geglu_ref, ROWS_REF}
 #define ARM_TABLE(PATH, NAME, DECODE, PREFILL)                                                           \
-    [PATH] = {PATH, NAME, {ARM_INTS(DECODE, PREFILL), [CK_WF_F32] = SGEMM, [CK_WF_F16] = SGEMM,          \
+    [PATH] = {PATH, NAME, {ARM_INTS(DECODE, PREFILL), [CK_WF_F32] = SGEMM, [CK_WF_F16] = ARM_FP8,        \
                            [CK_WF_MXFP8_E4M3] = ARM_FP8, [CK_WF_MXFP8_E5M2] = ARM_FP8},                  \
               ARM_QUANT, ARM_GLU, ARM_ROWS}
 

@@ -1,9 +1,10 @@
-// The MXFP8 kernel body, written once for any vector width and included by matmul_fp8_avx2.c
+// The MXFP8 and F16 kernel body, written once for any vector width and included by matmul_fp8_avx2.c
 // (8 lanes) and matmul_fp8_avx512.c (16 lanes), which define before including:
 //   TARGET          the function attribute of the width
 //   VEC, LANES      the fp32 vector type and its lanes (8 or 16)
 //   V_ZERO() V_SET1(f) V_MUL(a, b) V_FMA(a, b, c) V_LOADU(p) V_STOREU(p, v)
 //   V_DECODE_SCALED(codes, E4M3)   LANES codes -> fp32 values, E4M3 ones times 2^-8 (exact)
+//   V_DECODE_F16(halves)           LANES binary16 values -> fp32 (exact)
 //   ROWS            activation rows of the largest prefill tile
 //   PASS_UNITS      units per prefill tile (registers: ROWS x PASS_UNITS chains, PASS_UNITS
 //                   weights and one broadcast)
@@ -35,7 +36,11 @@ enum { FP8_PASS_ROWS = 32 };
 #define UNROLL _Pragma("clang loop unroll(full)")
 #endif
 
-/// Byte offset of unit u's codes at block b, k i.
+/// What a kernel's qs holds: MXFP8 codes (E5M2, E4M3) or F16 halves (no block scales: a unit
+/// scale, so acc = fma(1, p, acc) = acc + p, the reference's F16 order).
+enum { FK_E5M2, FK_E4M3, FK_F16 };
+
+/// Index (codes, or halves for F16) of unit u's values at block b, k i.
 static inline int64_t fp8_code_offset(int64_t u, int64_t nb, int64_t b, int i) {
     return (((u * LANES / CK_R) * nb + b) * 32 + i) * CK_R + (u * LANES) % CK_R;
 }
@@ -51,6 +56,18 @@ TARGET INLINE VEC fp8_decode(const uint8_t *codes, const int E4M3) {
     return E4M3 ? V_MUL(v, V_SET1(256.0f)) : v;
 }
 
+/// LANES values of one k from qs at index `at` -> fp32, exact. SX: E4M3 codes scaled by 2^-8
+/// (the activation carries the 2^8).
+TARGET INLINE VEC code_value(const uint8_t *qs, int64_t at, const int KIND, const int SX) {
+    if (KIND == FK_F16) return V_DECODE_F16((const uint16_t *)qs + at);
+    return SX ? V_DECODE_SCALED(qs + at, KIND == FK_E4M3) : fp8_decode(qs + at, KIND == FK_E4M3);
+}
+
+/// Unit u's scales at block b (a unit scale for F16).
+TARGET INLINE VEC block_scale(const ck_weights *w, int64_t u, int64_t nb, int64_t b, const int KIND) {
+    return KIND == FK_F16 ? V_SET1(1.0f) : V_LOADU((const float *)w->dw + fp8_scale_offset(u, nb, b));
+}
+
 /// Writes lanes [0, valid) of `v` to out[0..valid), added to what is there when accumulating.
 TARGET INLINE void fp8_store(const ck_matmul_desc *d, float *out, VEC v, int valid) {
     float tmp[LANES];
@@ -62,22 +79,18 @@ TARGET INLINE void fp8_store(const ck_matmul_desc *d, float *out, VEC v, int val
 /// SX: x scales exactly by 2^8 (ck_fp8_activation_scales_exactly), so E4M3 weights skip their
 /// 2^8 and the broadcast activation takes it, once for all U units.
 TARGET INLINE void fp8_decode_tile(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *out,
-                                   int64_t u0, int last_valid, const int E4M3, const int U, const int SX) {
+                                   int64_t u0, int last_valid, const int KIND, const int U, const int SX) {
     const int64_t nb = d->k / 32;
-    const float *scales = (const float *)w->dw;
     VEC acc[U];
     UNROLL for (int u = 0; u < U; u++) acc[u] = V_ZERO();
     for (int64_t b = 0; b < nb; b++) {
         VEC p[U];
         UNROLL for (int u = 0; u < U; u++) p[u] = V_ZERO();
         for (int i = 0; i < 32; i++) {
-            const VEC xv = E4M3 && SX ? V_MUL(V_SET1(x[b * 32 + i]), V_SET1(256.0f)) : V_SET1(x[b * 32 + i]);
-            UNROLL for (int u = 0; u < U; u++) {
-                const uint8_t *codes = w->qs + fp8_code_offset(u0 + u, nb, b, i);
-                p[u] = V_FMA(SX ? V_DECODE_SCALED(codes, E4M3) : fp8_decode(codes, E4M3), xv, p[u]);
-            }
+            const VEC xv = KIND == FK_E4M3 && SX ? V_MUL(V_SET1(x[b * 32 + i]), V_SET1(256.0f)) : V_SET1(x[b * 32 + i]);
+            UNROLL for (int u = 0; u < U; u++) p[u] = V_FMA(code_value(w->qs, fp8_code_offset(u0 + u, nb, b, i), KIND, SX), xv, p[u]);
         }
-        UNROLL for (int u = 0; u < U; u++) acc[u] = V_FMA(V_LOADU(scales + fp8_scale_offset(u0 + u, nb, b)), p[u], acc[u]);
+        UNROLL for (int u = 0; u < U; u++) acc[u] = V_FMA(block_scale(w, u0 + u, nb, b, KIND), p[u], acc[u]);
     }
     UNROLL for (int u = 0; u < U; u++) fp8_store(d, out + (u0 + u) * LANES, acc[u], u == U - 1 ? last_valid : LANES);
 }
@@ -110,6 +123,7 @@ TARGET INLINE void fp8_prefill_block(const float *x, int64_t k, const float *wv,
 FP8_DECODE(dec_e4m3_x4, 1, 4, 0) FP8_DECODE(dec_e4m3_x1, 1, 1, 0)
 FP8_DECODE(dec_e4m3_sx_x4, 1, 4, 1) FP8_DECODE(dec_e4m3_sx_x1, 1, 1, 1)
 FP8_DECODE(dec_e5m2_x4, 0, 4, 0) FP8_DECODE(dec_e5m2_x1, 0, 1, 0)
+FP8_DECODE(dec_f16_x4, FK_F16, 4, 0) FP8_DECODE(dec_f16_x1, FK_F16, 1, 0)
 
 #define FP8_PREFILL(NAME, MT, UT)                                                                               \
     TARGET static void NAME(const float *x, int64_t k, const float *wv, const VEC *s, float *acc) {           \
@@ -123,16 +137,16 @@ FP8_PREFILL(pre1_quarter, ROWS / 4, 1) FP8_PREFILL(pre1_1, 1, 1)
 typedef void (*fp8_decode_fn)(const ck_matmul_desc *, const ck_weights *, const float *, float *, int64_t, int);
 typedef void (*fp8_prefill_fn)(const float *, int64_t, const float *, const VEC *, float *);
 
-/// Output rows [n0, n1) for every activation row (n0 a multiple of 16); MXFP8 weights only.
+/// Output rows [n0, n1) for every activation row (n0 a multiple of 16); MXFP8 and F16 weights.
 TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
-    const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
+    const int e4m3 = w->format == CK_WF_MXFP8_E4M3, f16 = w->format == CK_WF_F16;
     if (n1 > d->n) n1 = d->n;
     const int64_t u0 = n0 / LANES, u1 = (n1 + LANES - 1) / LANES;
     const int last_valid = (int)(n1 - (u1 - 1) * LANES);
     if (d->m == 1) {
         const int sx = e4m3 && ck_fp8_activation_scales_exactly(a->x, d->k);
-        const fp8_decode_fn x4 = sx ? dec_e4m3_sx_x4 : e4m3 ? dec_e4m3_x4 : dec_e5m2_x4;
-        const fp8_decode_fn x1 = sx ? dec_e4m3_sx_x1 : e4m3 ? dec_e4m3_x1 : dec_e5m2_x1;
+        const fp8_decode_fn x4 = f16 ? dec_f16_x4 : sx ? dec_e4m3_sx_x4 : e4m3 ? dec_e4m3_x4 : dec_e5m2_x4;
+        const fp8_decode_fn x1 = f16 ? dec_f16_x1 : sx ? dec_e4m3_sx_x1 : e4m3 ? dec_e4m3_x1 : dec_e5m2_x1;
         int64_t u = u0;
         for (; u + 4 <= u1; u += 4) x4(d, w, a->x, y, u, u + 4 == u1 ? last_valid : LANES);
         for (; u < u1; u++) x1(d, w, a->x, y, u, u + 1 == u1 ? last_valid : LANES);
@@ -142,7 +156,6 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
                                                {pre_full, pre_half, pre_quarter, pre_1}};
     static const int rows[4] = {ROWS, ROWS / 2, ROWS / 4, 1};
     const int64_t nb = d->k / 32, k = d->k;
-    const float *scales = (const float *)w->dw;
     float wv[PASS_UNITS * 32 * LANES] __attribute__((aligned(64)));               // the units' block, decoded
     float acc[PASS_UNITS * FP8_PASS_ROWS * LANES] __attribute__((aligned(64)));   // the pass's outputs so far
     for (int64_t u = u0; u < u1;) {
@@ -153,9 +166,14 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
             for (int64_t b = 0; b < nb; b++) {
                 VEC s[PASS_UNITS];
                 for (int j = 0; j < ut; j++) {
-                    for (int i = 0; i < 32; i++)
-                        V_STOREU(wv + (j * 32 + i) * LANES, fp8_decode(w->qs + fp8_code_offset(u + j, nb, b, i), e4m3));
-                    s[j] = V_LOADU(scales + fp8_scale_offset(u + j, nb, b));
+                    float *wj = wv + j * 32 * LANES;
+                    if (f16) {
+                        for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, code_value(w->qs, fp8_code_offset(u + j, nb, b, i), FK_F16, 0));
+                        s[j] = block_scale(w, u + j, nb, b, FK_F16);
+                    } else {
+                        for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, fp8_decode(w->qs + fp8_code_offset(u + j, nb, b, i), e4m3));
+                        s[j] = block_scale(w, u + j, nb, b, FK_E5M2);
+                    }
                 }
                 const float *xb = a->x + m0 * k + b * 32;
                 for (int64_t m = 0; m < mc;) {

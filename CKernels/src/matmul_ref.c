@@ -36,8 +36,9 @@ static float dot_int(const ck_format_info *info, ck_weight_format f, const void 
     return acc;
 }
 
-/// One output of a float format: sequential fp32 FMA over k (per-block partial sums times the
-/// block scale for MXFP8).
+/// One output of a float format: F32 a sequential fp32 FMA over k; F16 and MXFP8 per 32-block a
+/// partial sum p = fma(w[i], x[i], p) in k order, then acc = fma(scale, p, acc) with the block
+/// scale (MXFP8) or 1 (F16: acc + p, exactly), the order their SIMD kernels keep.
 static float dot_float(ck_weight_format f, const void *row, const float *x, int64_t k) {
     float acc = 0.0f;
     switch (f) {
@@ -48,7 +49,11 @@ static float dot_float(ck_weight_format f, const void *row, const float *x, int6
     }
     case CK_WF_F16: {
         const ck_half *w = row;
-        for (int64_t i = 0; i < k; i++) acc = fmaf(ck_fp16_to_fp32(w[i]), x[i], acc);
+        for (int64_t b = 0; b < k / 32; b++) {
+            float p = 0.0f;
+            for (int i = 0; i < 32; i++) p = fmaf(ck_fp16_to_fp32(w[b * 32 + i]), x[b * 32 + i], p);
+            acc = fmaf(1.0f, p, acc);
+        }
         break;
     }
     case CK_WF_MXFP8_E4M3: case CK_WF_MXFP8_E5M2: {

@@ -38,7 +38,7 @@ void ck_prefill_sgemm(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     (void)min_parallel_macs;   // OpenBLAS picks its own threshold
     ck_blas_threads(nthreads < 1 ? 1 : nthreads);
     for (int i = 0; i < count; i++) {
-        const float *wf = w[i].f32 ? w[i].f32 : (const float *)w[i].raw;
+        const float *wf = (const float *)w[i].raw;
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (blasint)d[i].m, (blasint)d[i].n, (blasint)d[i].k, 1.0f,
                     a->x, (blasint)d[i].k, wf, (blasint)d[i].k, d[i].accumulate ? 1.0f : 0.0f, y[i], (blasint)d[i].n);
     }

@@ -6,7 +6,6 @@
 #include <string.h>
 #include "ck_matmul.h"
 #include "ck_convert.h"
-#include "ck_dequant.h"
 #include "scale_storage.h"
 
 /// The format's own facts (the repacked sizes are derived in ck_weight_format_info).
@@ -51,6 +50,8 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         info.qs_block_bytes = 32 * CK_R;
         info.repacked_block_bytes = info.qs_block_bytes + CK_R * (int64_t)sizeof(float);
+    } else if (f == CK_WF_F16) {
+        info.qs_block_bytes = info.repacked_block_bytes = 32 * CK_R * 2;   // the halves, no scales
     }
     return info;
 }
@@ -167,10 +168,10 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
 }
 
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
-                     size_t *mw_bytes, size_t *f32_bytes, size_t *dec_bytes) {
+                     size_t *mw_bytes, size_t *dec_bytes) {
     const ck_format_info info = ck_weight_format_info(f);
     const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
-    *qs_bytes = *dw_bytes = *mw_bytes = *f32_bytes = *dec_bytes = 0;
+    *qs_bytes = *dw_bytes = *mw_bytes = *dec_bytes = 0;
     if (f == CK_WF_Q5_0 || f == CK_WF_Q5_K) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
     if (info.int8_path) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // Q5_0: none (see qs_dec)
@@ -184,18 +185,8 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
         *dw_bytes = groups * nb * CK_R * sizeof(float);
-    } else if (f != CK_WF_F32) {
-        *f32_bytes = (size_t)n * (size_t)k * sizeof(float);
-    }
-}
-
-static void dequantize_float_row(ck_weight_format f, const void *row, float *y, int64_t k) {
-    switch (f) {
-    case CK_WF_F32: memcpy(y, row, (size_t)k * sizeof(float)); break;
-    case CK_WF_F16: ck_dequantize_row_f16(row, y, k); break;
-    case CK_WF_MXFP8_E4M3: ck_dequantize_row_mxfp8_e4m3(row, y, k); break;
-    case CK_WF_MXFP8_E5M2: ck_dequantize_row_mxfp8_e5m2(row, y, k); break;
-    default: break;
+    } else if (f == CK_WF_F16) {
+        *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
     }
 }
 
@@ -315,9 +306,6 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
     const ck_format_info info = ck_weight_format_info(w->format);
     const int64_t nb = w->k / 32;
     if (!info.int8_path) {
-        if (w->f32)
-            for (int64_t r = n0; r < n1 && r < w->n; r++)
-                dequantize_float_row(w->format, (const uint8_t *)w->raw + r * w->raw_row_bytes, w->f32 + r * w->k, w->k);
         if (w->qs && (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2)) {
             const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
             float *xs = (float *)w->dw;
@@ -334,6 +322,16 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                         }
                         xs[(g * nb + b) * CK_R + r] = scale;
                     }
+        }
+        if (w->qs && w->format == CK_WF_F16) {
+            uint16_t *h = (uint16_t *)w->qs;
+            for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
+                for (int r = 0; r < CK_R; r++) {
+                    const int64_t row = g * CK_R + r;
+                    const uint16_t *src = row < w->n ? (const uint16_t *)((const uint8_t *)w->raw + row * w->raw_row_bytes) : NULL;
+                    for (int64_t b = 0; b < nb; b++)
+                        for (int i = 0; i < 32; i++) h[((g * nb + b) * 32 + i) * CK_R + r] = src ? src[b * 32 + i] : 0;
+                }
         }
         return;
     }

@@ -156,18 +156,18 @@ public final class WeightMatrix: @unchecked Sendable {
         self.k = k
         self.file = file
         self.ownedRaw = owned
-        var qsBytes = 0, dwBytes = 0, mwBytes = 0, f32Bytes = 0, decBytes = 0
-        ck_repack_sizes(format.ck, Int64(n), Int64(k), &qsBytes, &dwBytes, &mwBytes, &f32Bytes, &decBytes)
+        var qsBytes = 0, dwBytes = 0, mwBytes = 0, decBytes = 0
+        ck_repack_sizes(format.ck, Int64(n), Int64(k), &qsBytes, &dwBytes, &mwBytes, &decBytes)
         func alloc(_ bytes: Int) -> UnsafeMutableRawPointer? {
             bytes == 0 ? nil : UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
         }
-        let qs = alloc(qsBytes), dw = alloc(dwBytes), mw = alloc(mwBytes), f32 = alloc(f32Bytes), dec = alloc(decBytes)
-        repacked = [qs, dw, mw, f32, dec].compactMap { $0 }
-        repackedByteCount = qsBytes + dwBytes + mwBytes + f32Bytes + decBytes
+        let qs = alloc(qsBytes), dw = alloc(dwBytes), mw = alloc(mwBytes), dec = alloc(decBytes)
+        repacked = [qs, dw, mw, dec].compactMap { $0 }
+        repackedByteCount = qsBytes + dwBytes + mwBytes + decBytes
         let w = ck_weights(format: format.ck, n: Int64(n), k: Int64(k), raw: raw,
                              raw_row_bytes: Int64(format.rowBytes(k: k)),
                              qs: qs?.assumingMemoryBound(to: UInt8.self), dw: dw, mw: mw,
-                             f32: f32?.assumingMemoryBound(to: Float.self), qs_dec: dec?.assumingMemoryBound(to: UInt8.self))
+                             qs_dec: dec?.assumingMemoryBound(to: UInt8.self))
         withUnsafePointer(to: w) { wp in
             for n0 in stride(from: 0, to: n, by: Self.repackSliceRows) {
                 let n1 = min(n, n0 + Self.repackSliceRows)

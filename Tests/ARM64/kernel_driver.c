@@ -225,8 +225,8 @@ static const char *format_name(ck_weight_format f) {
 }
 
 /// One matmul shape of format f: ref (golden), every enabled ARM path's kernel over two column
-/// ranges, and its threaded prefill driver (MXFP8: the kernel every ARM path shares; F32 / F16:
-/// the integer kernels hand them to the reference).
+/// ranges, and its threaded prefill driver (MXFP8 and F16: the kernel every ARM path shares; F32:
+/// the integer kernels hand it to the reference).
 static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int edges, int accumulate) {
     const ck_format_info info = ck_weight_format_info(f);
     char name[96];
@@ -236,7 +236,7 @@ static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int
     void *raw = make_weights(f, n, k, edges, &row_bytes);
     act_buf act = quantized(info.int8_path ? info.act : CK_ACT_F32, m, k, edges, ck_quantize_act_ref);
     const ck_matmul_desc d = {m, n, k, accumulate};
-    ck_weights w = {f, n, k, raw, row_bytes, NULL, NULL, NULL, NULL, NULL};
+    ck_weights w = {f, n, k, raw, row_bytes, NULL, NULL, NULL, NULL};
     float *init = malloc((size_t)(m * n) * sizeof(float)), *y = malloc((size_t)(m * n) * sizeof(float));
     for (int64_t i = 0; i < m * n; i++) init[i] = uniform(-4, 4);
     memcpy(y, init, (size_t)(m * n) * sizeof(float));
@@ -244,16 +244,16 @@ static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int
     record(name, "ref", hash_floats(y, (size_t)(m * n)));
 
     if (ARM_PATHS) {
-        size_t qs, dw, mw, f32, dec;
-        ck_repack_sizes(f, n, k, &qs, &dw, &mw, &f32, &dec);
-        w.qs = aligned(qs); w.dw = aligned(dw); w.mw = aligned(mw); w.f32 = aligned(f32); w.qs_dec = aligned(dec);
+        size_t qs, dw, mw, dec;
+        ck_repack_sizes(f, n, k, &qs, &dw, &mw, &dec);
+        w.qs = aligned(qs); w.dw = aligned(dw); w.mw = aligned(mw); w.qs_dec = aligned(dec);
         ck_repack_rows(&w, 0, n);
         for (int p = 0; p < ARM_PATHS; p++) {
             if (!arm_enabled[p]) continue;
             char label[32];
             memcpy(y, init, (size_t)(m * n) * sizeof(float));
             const int64_t split = n > CK_R ? CK_R : n;   // two calls: n0 = 0 and n0 = 16
-            const int fp8 = f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2;
+            const int fp8 = f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2 || f == CK_WF_F16;   // the float-code kernel
             const ck_matmul_kernel decode = fp8 ? ck_matmul_fp8_neon : arm_paths[p].decode;
             decode(&d, &w, &act.a, y, 0, split);
             if (split < n) decode(&d, &w, &act.a, y, split, n);
@@ -262,14 +262,14 @@ static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int
             (fp8 ? ck_prefill_fp8_neon : arm_paths[p].prefill)(&d, &w, &act.a, &y, 1, 1, 0);
             snprintf(label, sizeof label, "%s-prefill", arm_paths[p].name);
             record(name, label, hash_floats(y, (size_t)(m * n)));
-            if (f != CK_WF_F32 && f != CK_WF_F16) {   // through the path's table (sgemm is not linked here)
+            if (f != CK_WF_F32) {   // through the path's table (sgemm is not linked here)
                 memcpy(y, init, (size_t)(m * n) * sizeof(float));
                 ck_matmul(&d, &w, &act.a, y, 1, arm_paths[p].path);
                 snprintf(label, sizeof label, "%s-table", arm_paths[p].name);
                 record(name, label, hash_floats(y, (size_t)(m * n)));
             }
         }
-        free(w.qs); free(w.dw); free(w.mw); free(w.f32); free(w.qs_dec);
+        free(w.qs); free(w.dw); free(w.mw); free(w.qs_dec);
     }
     free(raw); free(init); free(y); free_act(&act);
 }

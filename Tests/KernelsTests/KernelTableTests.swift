@@ -92,12 +92,12 @@ import Foundation
     }
 
     /// repacked_block_bytes is what ck_repack_sizes allocates per 16-row group and 32-block
-    /// (values plus scale planes), for every integer format and MXFP8.
+    /// (values plus scale planes), for every integer format, MXFP8 and F16.
     @Test(arguments: allFormats)
     func repackedBlockBytesMatchAllocation(_ format: WeightFormat) {
         let n = 37, k = format.blockSize == 256 ? 512 : 96
-        var qs = 0, dw = 0, mw = 0, f32 = 0, dec = 0
-        ck_repack_sizes(format.ck, Int64(n), Int64(k), &qs, &dw, &mw, &f32, &dec)
+        var qs = 0, dw = 0, mw = 0, dec = 0
+        ck_repack_sizes(format.ck, Int64(n), Int64(k), &qs, &dw, &mw, &dec)
         let info = format.info, units = ((n + 15) / 16) * (k / 32)
         #expect(qs == units * Int(info.qs_block_bytes), "\(format)")
         // Q5_0 and Q5_K have no byte layout, only their compact copy (qs_dec).

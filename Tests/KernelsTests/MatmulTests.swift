@@ -92,9 +92,9 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     }
 
     /// Every SIMD path against the reference on odd shapes (N not a multiple of 16, M across the
-    /// decode / prefill tiles). Integer and MXFP8 formats must be bit-identical (same fp32
-    /// operation sequence per output); F32 and F16 go through sgemm and are held to 1e-5
-    /// relative to sum |w x|.
+    /// decode / prefill tiles). Integer, MXFP8 and F16 formats must be bit-identical (same fp32
+    /// operation sequence per output); F32 goes through sgemm and is held to 1e-5 relative to
+    /// sum |w x|.
     @Test(arguments: allFormats)
     func simdPathsMatchReference(_ format: WeightFormat) throws {
         let n = 37, k = oddK(format)
@@ -109,8 +109,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             for path in simdPaths {
                 for threads in [1, 2] {
                     let y = runMatmul(w, x, m: m, path: path, threads: threads)
-                    // MXFP8 runs the SIMD kernels (the reference's fp32 sequence) at every m.
-                    if format.usesQuantizedActivations || format == .mxfp8_e4m3 || format == .mxfp8_e5m2 {
+                    // MXFP8 and F16 run the SIMD kernels (the reference's fp32 sequence) at every m.
+                    if format.usesQuantizedActivations || format == .mxfp8_e4m3 || format == .mxfp8_e5m2 || format == .f16 {
                         let mismatches = (0..<(m * n)).filter { y[$0].bitPattern != ref[$0].bitPattern }
                         #expect(mismatches.isEmpty, "\(format) \(path) m=\(m) t=\(threads): \(mismatches.count) outputs differ, first \(mismatches.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
                     } else {
