@@ -6,8 +6,9 @@ import GGUF
 /// type's blocks; types Quanta cannot run yet are then replaced (`substitutions`).
 public enum QuantMix: String, CaseIterable, Sendable {
     case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q4_K_M = "q4_k_m", q5_K_M = "q5_k_m"
-    /// Every matrix in binary16, as llama.cpp's converter writes an unquantized model (`--outtype f16`).
-    case f16
+    /// Every matrix in binary16 or bfloat16, as llama.cpp's converter writes an unquantized model
+    /// (`--outtype f16`, `--outtype bf16`).
+    case f16, bf16
 
     /// The type of every quantized tensor the rules below do not single out.
     var baseType: GGMLType {
@@ -20,6 +21,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q4_K_M: return .q4_K
         case .q5_K_M: return .q5_K
         case .f16: return .f16
+        case .bf16: return .bf16
         }
     }
 
@@ -34,6 +36,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q5_K_M: return 17
         case .q6_K: return 18
         case .f16: return 1
+        case .bf16: return 32
         }
     }
 
@@ -46,7 +49,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
     /// Before substitution (what llama.cpp would write).
     func llamaCppType(_ name: String, columns: Int, layer: Int?, layers: Int, tied: Bool) -> GGMLType {
         var type = baseType
-        if self == .f16 { return .f16 }
+        if self == .f16 || self == .bf16 { return baseType }
         if name == "output.weight" || (tied && name == "token_embd.weight") {
             // The output head: Q8_0 when its rows do not divide into the base type's blocks,
             // otherwise Q6_K unless the base is Q8_0.

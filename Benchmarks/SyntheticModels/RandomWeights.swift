@@ -20,6 +20,12 @@ enum RandomWeights {
             for i in 0..<bytes.count / 2 {
                 base.storeBytes(of: Float16(sigma * 1.732 * rng.uniform()).bitPattern, toByteOffset: i * 2, as: UInt16.self)
             }
+        case .bf16:
+            // The top half of the fp32 value (truncated: the spread is what matters here).
+            for i in 0..<bytes.count / 2 {
+                let v = sigma * 1.732 * rng.uniform()
+                base.storeBytes(of: UInt16(v.bitPattern >> 16), toByteOffset: i * 2, as: UInt16.self)
+            }
         default:
             guard let layout = ScaleLayout(type) else { preconditionFailure("no random blocks for \(type)") }
             let d = Float16(sigma / layout.quantSpread).bitPattern

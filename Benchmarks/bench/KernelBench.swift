@@ -71,7 +71,7 @@ func benchBlocks(_ format: WeightFormat, n: Int, k: Int) -> [UInt8] {
 }
 
 func benchWeights(_ format: WeightFormat, n: Int, k: Int) -> WeightMatrix {
-    if format.isMX || format == .f16 || format == .f32 {
+    if format.isMX || format == .f16 || format == .bf16 || format == .f32 {
         var values = [Float](repeating: 0, count: n * k)
         var s: UInt32 = 1
         for i in 0..<values.count { s = s &* 1_664_525 &+ 1_013_904_223; values[i] = Float(Int32(bitPattern: s)) * 0x1p-36 }
@@ -142,7 +142,7 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
         KernelShape(model: "qwen2.5-1.5b", name: "ffn_gate/up", n: 8960, k: 1536, formats: [.q4_K, .q5_K, .q6_K]),
         KernelShape(model: "qwen2.5-1.5b", name: "ffn_down", n: 1536, k: 8960, formats: [.q4_K, .q6_K]),
     ]
-    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q5_K, .q6_K, .f16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
+    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q5_K, .q6_K, .f16, .bf16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
     if all {
         shapes = shapes.map { s in KernelShape(model: s.model, name: s.name, n: s.n, k: s.k, formats: everything.filter { s.k % $0.blockSize == 0 }) }
     }
@@ -180,7 +180,7 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
             let copies = cold ? max(1, (96 << 20) / max(1, w.repackedByteCount + weightBytes)) : 1
             var ws = [w]
             if copies > 1 {
-                let blocks = format.isMX || format == .f16 ? nil : benchBlocks(format, n: shape.n, k: shape.k)
+                let blocks = format.isMX || format == .f16 || format == .bf16 ? nil : benchBlocks(format, n: shape.n, k: shape.k)
                 for _ in 1..<copies {
                     if let blocks { ws.append(try! blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: shape.n, k: shape.k, format: format) }) }
                     else { ws.append(benchWeights(format, n: shape.n, k: shape.k)) }

@@ -24,7 +24,7 @@ private let generationOption = OptionSpec(["-n", "--n-gen"], value: "N[,N...]", 
 private let repetitionsOption = OptionSpec(["-r", "--repetitions"], value: "N", "timed runs of each test after its warm-up (default 5)")
 private let threadsOption = OptionSpec(["-t", "--threads"], value: "N[,N...]", "thread counts, every test at each (default: every online core)")
 private let depthOption = OptionSpec(["-d", "--depth"], value: "N[,N...]", "tokens cached before each test, every test at each (default 0)")
-private let weightsOption = OptionSpec(["--weights"], value: "FORMAT", "native|f32|f16|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4 (default native)")
+private let weightsOption = OptionSpec(["--weights"], value: "FORMAT", "native|f32|f16|bf16|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4 (default native)")
 private let kvOption = OptionSpec(["--kv"], value: "TYPE[,TYPE...]", "K/V cache formats f16|q8_0|mxfp8_e4m3, every test with each (default f16)")
 private let parallelOption = OptionSpec(["-np", "--parallel"], value: "N[,N...]",
                                         "sequences decoded together: a tgN x N test beside each tgN for each N > 1 (aggregate tok/s)")

@@ -10,5 +10,7 @@ float ck_fp16_to_fp32(ck_half h);
 ck_half ck_fp32_to_fp16(float f);
 /// bfloat16 bits -> fp32 (exact: the top half of an fp32).
 float ck_bf16_to_fp32(ck_bf16 h);
+/// fp32 -> bfloat16 bits, round to nearest even (overflow to infinity), NaN kept quiet.
+ck_bf16 ck_fp32_to_bf16(float f);
 
 #endif

@@ -25,7 +25,7 @@
 /// Weight operand formats.
 typedef enum {
     CK_WF_F32 = 0, CK_WF_F16, CK_WF_Q4_0, CK_WF_Q4_1, CK_WF_Q5_0, CK_WF_Q8_0, CK_WF_Q4_K, CK_WF_Q6_K,
-    CK_WF_MXINT8, CK_WF_MXFP8_E4M3, CK_WF_MXFP8_E5M2, CK_WF_MXFP4, CK_WF_Q5_K,
+    CK_WF_MXINT8, CK_WF_MXFP8_E4M3, CK_WF_MXFP8_E5M2, CK_WF_MXFP4, CK_WF_Q5_K, CK_WF_BF16,
     CK_WF_COUNT
 } ck_weight_format;
 
@@ -130,7 +130,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 ///  - MXFP8: qs = [group][block][32][16] the 8-bit codes as stored (k-major within a block, so
 ///    one 16-byte load is one k of 16 rows) and dw = [group][block][16] fp32 block scales; a
 ///    block holding an E4M3 NaN code gets a NaN scale (its outputs are NaN, as in the reference);
-///  - F16: qs = [group][block][32][16] the binary16 values as stored (2 bytes each, k-major as
+///  - F16, BF16: qs = [group][block][32][16] the 16-bit values as stored (2 bytes each, k-major as
 ///    MXFP8's codes), no scales: the MXFP8 kernels with a unit scale. F32 keeps no copy (sgemm
 ///    reads raw).
 /// Rows n..(n rounded up to 16) are zero padding.

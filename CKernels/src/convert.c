@@ -42,3 +42,10 @@ ck_half ck_fp32_to_fp16(float f) {
 }
 
 float ck_bf16_to_fp32(ck_bf16 h) { return float_of((uint32_t)h << 16); }
+
+ck_bf16 ck_fp32_to_bf16(float f) {
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    if ((b & 0x7FFFFFFFu) > 0x7F800000u) return (ck_bf16)((b >> 16) | 0x40);   // NaN, quiet
+    return (ck_bf16)((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16);
+}

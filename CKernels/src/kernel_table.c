@@ -112,10 +112,10 @@ ck_kernel_path ck_kernel_path_set(int path) {
 /// Every format on the reference kernel.
 #define REF_ALL ((ck_format_kernels){ck_matmul_ref, ck_prefill_ref})
 /// Float formats off the reference path: F32 on sgemm (it has no repacked layout, so ck_matmul
-/// never takes its decode slot, which names the reference kernel), MXFP8 and F16 on the path's
+/// never takes its decode slot, which names the reference kernel), MXFP8, F16 and BF16 on the path's
 /// own kernel (`KERNEL` for one row, `PREFILL` its threaded driver).
 #define SGEMM {ck_matmul_ref, ck_prefill_sgemm}
-#define FLOATS(KERNEL, PREFILL) [CK_WF_F32] = SGEMM, [CK_WF_F16] = {KERNEL, PREFILL}, \
+#define FLOATS(KERNEL, PREFILL) [CK_WF_F32] = SGEMM, [CK_WF_F16] = {KERNEL, PREFILL}, [CK_WF_BF16] = {KERNEL, PREFILL}, \
     [CK_WF_MXFP8_E4M3] = {KERNEL, PREFILL}, [CK_WF_MXFP8_E5M2] = {KERNEL, PREFILL}
 #define FP8_AVX2 FLOATS(ck_matmul_fp8_avx2, ck_prefill_fp8_avx2)
 #define FP8_AVX512 FLOATS(ck_matmul_fp8_avx512, ck_prefill_fp8_avx512)
@@ -209,11 +209,11 @@ ck_kernel_path ck_kernel_path_set(int path) {
                     .attention_softmax = ck_attention_softmax_ref, .attention_rows = ck_attention_rows_ref
 /// The reference path's table: every kernel the scalar specification.
 #define REF_TABLE(PATH, NAME)                                                                            \
-    [PATH] = {PATH, NAME, {INTS(REF_ALL), [CK_WF_F32] = REF_ALL, [CK_WF_F16] = REF_ALL,                    \
+    [PATH] = {PATH, NAME, {INTS(REF_ALL), [CK_WF_F32] = REF_ALL, [CK_WF_F16] = REF_ALL, [CK_WF_BF16] = REF_ALL, \
                            [CK_WF_MXFP8_E4M3] = REF_ALL, [CK_WF_MXFP8_E5M2] = REF_ALL},                  \
               REF_QUANT, ck_swiglu_ref, ck_geglu_ref, ROWS_REF}
 #define ARM_TABLE(PATH, NAME, DECODE, PREFILL)                                                           \
-    [PATH] = {PATH, NAME, {ARM_INTS(DECODE, PREFILL), [CK_WF_F32] = SGEMM, [CK_WF_F16] = ARM_FP8,        \
+    [PATH] = {PATH, NAME, {ARM_INTS(DECODE, PREFILL), [CK_WF_F32] = SGEMM, [CK_WF_F16] = ARM_FP8, [CK_WF_BF16] = ARM_FP8, \
                            [CK_WF_MXFP8_E4M3] = ARM_FP8, [CK_WF_MXFP8_E5M2] = ARM_FP8},                  \
               ARM_QUANT, ARM_GLU, ARM_ROWS}
 

@@ -1,4 +1,4 @@
-// MXFP8 (E4M3 / E5M2 codes, one ue8m0 scale per 32) and F16 on AVX-512 with fp32 activations:
+// MXFP8 (E4M3 / E5M2 codes, one ue8m0 scale per 32) and F16 / BF16 on AVX-512 with fp32 activations:
 // matmul_fp8_kernel.h on 16 lanes (one 16-row group per register, tiles of up to 16 activation
 // rows). Weights stay 8-bit in memory (ck_matmul.h: qs = [group][block][32][16] codes).
 //
@@ -39,6 +39,7 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_scaled(const u
 #define V_STOREU(p, v) _mm512_storeu_ps(p, v)
 #define V_DECODE_SCALED(codes, E4M3) decode16_scaled(codes, E4M3)
 #define V_DECODE_F16(h) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(h)))
+#define V_DECODE_BF16(h) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(h))), 16))
 #define KERNEL ck_matmul_fp8_avx512
 #include "matmul_fp8_kernel.h"
 #endif

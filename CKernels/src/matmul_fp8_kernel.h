@@ -1,10 +1,11 @@
-// The MXFP8 and F16 kernel body, written once for any vector width and included by matmul_fp8_avx2.c
+// The MXFP8, F16 and BF16 kernel body, written once for any vector width and included by matmul_fp8_avx2.c
 // (8 lanes) and matmul_fp8_avx512.c (16 lanes), which define before including:
 //   TARGET          the function attribute of the width
 //   VEC, LANES      the fp32 vector type and its lanes (8 or 16)
 //   V_ZERO() V_SET1(f) V_MUL(a, b) V_FMA(a, b, c) V_LOADU(p) V_STOREU(p, v)
 //   V_DECODE_SCALED(codes, E4M3)   LANES codes -> fp32 values, E4M3 ones times 2^-8 (exact)
 //   V_DECODE_F16(halves)           LANES binary16 values -> fp32 (exact)
+//   V_DECODE_BF16(values)          LANES bfloat16 values -> fp32 (exact: the top halves)
 //   ROWS            activation rows of the largest prefill tile
 //   PASS_UNITS      units per prefill tile (registers: ROWS x PASS_UNITS chains, PASS_UNITS
 //                   weights and one broadcast)
@@ -36,9 +37,9 @@ enum { FP8_PASS_ROWS = 32 };
 #define UNROLL _Pragma("clang loop unroll(full)")
 #endif
 
-/// What a kernel's qs holds: MXFP8 codes (E5M2, E4M3) or F16 halves (no block scales: a unit
-/// scale, so acc = fma(1, p, acc) = acc + p, the reference's F16 order).
-enum { FK_E5M2, FK_E4M3, FK_F16 };
+/// What a kernel's qs holds: MXFP8 codes (E5M2, E4M3) or F16 / BF16 values (no block scales: a
+/// unit scale, so acc = fma(1, p, acc) = acc + p, the reference's order for them).
+enum { FK_E5M2, FK_E4M3, FK_F16, FK_BF16 };
 
 /// Index (codes, or halves for F16) of unit u's values at block b, k i.
 static inline int64_t fp8_code_offset(int64_t u, int64_t nb, int64_t b, int i) {
@@ -60,12 +61,13 @@ TARGET INLINE VEC fp8_decode(const uint8_t *codes, const int E4M3) {
 /// (the activation carries the 2^8).
 TARGET INLINE VEC code_value(const uint8_t *qs, int64_t at, const int KIND, const int SX) {
     if (KIND == FK_F16) return V_DECODE_F16((const uint16_t *)qs + at);
+    if (KIND == FK_BF16) return V_DECODE_BF16((const uint16_t *)qs + at);
     return SX ? V_DECODE_SCALED(qs + at, KIND == FK_E4M3) : fp8_decode(qs + at, KIND == FK_E4M3);
 }
 
-/// Unit u's scales at block b (a unit scale for F16).
+/// Unit u's scales at block b (a unit scale for F16 and BF16).
 TARGET INLINE VEC block_scale(const ck_weights *w, int64_t u, int64_t nb, int64_t b, const int KIND) {
-    return KIND == FK_F16 ? V_SET1(1.0f) : V_LOADU((const float *)w->dw + fp8_scale_offset(u, nb, b));
+    return KIND >= FK_F16 ? V_SET1(1.0f) : V_LOADU((const float *)w->dw + fp8_scale_offset(u, nb, b));
 }
 
 /// Writes lanes [0, valid) of `v` to out[0..valid), added to what is there when accumulating.
@@ -124,6 +126,7 @@ FP8_DECODE(dec_e4m3_x4, 1, 4, 0) FP8_DECODE(dec_e4m3_x1, 1, 1, 0)
 FP8_DECODE(dec_e4m3_sx_x4, 1, 4, 1) FP8_DECODE(dec_e4m3_sx_x1, 1, 1, 1)
 FP8_DECODE(dec_e5m2_x4, 0, 4, 0) FP8_DECODE(dec_e5m2_x1, 0, 1, 0)
 FP8_DECODE(dec_f16_x4, FK_F16, 4, 0) FP8_DECODE(dec_f16_x1, FK_F16, 1, 0)
+FP8_DECODE(dec_bf16_x4, FK_BF16, 4, 0) FP8_DECODE(dec_bf16_x1, FK_BF16, 1, 0)
 
 #define FP8_PREFILL(NAME, MT, UT)                                                                               \
     TARGET static void NAME(const float *x, int64_t k, const float *wv, const VEC *s, float *acc) {           \
@@ -137,16 +140,16 @@ FP8_PREFILL(pre1_quarter, ROWS / 4, 1) FP8_PREFILL(pre1_1, 1, 1)
 typedef void (*fp8_decode_fn)(const ck_matmul_desc *, const ck_weights *, const float *, float *, int64_t, int);
 typedef void (*fp8_prefill_fn)(const float *, int64_t, const float *, const VEC *, float *);
 
-/// Output rows [n0, n1) for every activation row (n0 a multiple of 16); MXFP8 and F16 weights.
+/// Output rows [n0, n1) for every activation row (n0 a multiple of 16); MXFP8, F16 and BF16 weights.
 TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
-    const int e4m3 = w->format == CK_WF_MXFP8_E4M3, f16 = w->format == CK_WF_F16;
+    const int e4m3 = w->format == CK_WF_MXFP8_E4M3, f16 = w->format == CK_WF_F16, bf16 = w->format == CK_WF_BF16;
     if (n1 > d->n) n1 = d->n;
     const int64_t u0 = n0 / LANES, u1 = (n1 + LANES - 1) / LANES;
     const int last_valid = (int)(n1 - (u1 - 1) * LANES);
     if (d->m == 1) {
         const int sx = e4m3 && ck_fp8_activation_scales_exactly(a->x, d->k);
-        const fp8_decode_fn x4 = f16 ? dec_f16_x4 : sx ? dec_e4m3_sx_x4 : e4m3 ? dec_e4m3_x4 : dec_e5m2_x4;
-        const fp8_decode_fn x1 = f16 ? dec_f16_x1 : sx ? dec_e4m3_sx_x1 : e4m3 ? dec_e4m3_x1 : dec_e5m2_x1;
+        const fp8_decode_fn x4 = f16 ? dec_f16_x4 : bf16 ? dec_bf16_x4 : sx ? dec_e4m3_sx_x4 : e4m3 ? dec_e4m3_x4 : dec_e5m2_x4;
+        const fp8_decode_fn x1 = f16 ? dec_f16_x1 : bf16 ? dec_bf16_x1 : sx ? dec_e4m3_sx_x1 : e4m3 ? dec_e4m3_x1 : dec_e5m2_x1;
         int64_t u = u0;
         for (; u + 4 <= u1; u += 4) x4(d, w, a->x, y, u, u + 4 == u1 ? last_valid : LANES);
         for (; u < u1; u++) x1(d, w, a->x, y, u, u + 1 == u1 ? last_valid : LANES);
@@ -170,6 +173,9 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
                     if (f16) {
                         for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, code_value(w->qs, fp8_code_offset(u + j, nb, b, i), FK_F16, 0));
                         s[j] = block_scale(w, u + j, nb, b, FK_F16);
+                    } else if (bf16) {
+                        for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, code_value(w->qs, fp8_code_offset(u + j, nb, b, i), FK_BF16, 0));
+                        s[j] = block_scale(w, u + j, nb, b, FK_BF16);
                     } else {
                         for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, fp8_decode(w->qs + fp8_code_offset(u + j, nb, b, i), e4m3));
                         s[j] = block_scale(w, u + j, nb, b, FK_E5M2);

@@ -6,9 +6,10 @@
 // as 480 and the repacked block scale is NaN (repack.c), so the output is NaN as in the reference.
 // Per output and block, in k order: p = fma(w[i], x[i], p); then acc = fma(scale, p, acc): the
 // reference's operations (matmul_ref.c), so its bits. The repacked codes are k-major (one 16-byte
-// load = one k of 16 rows); a block is converted once per tile of activation rows. F16 weights
-// take the same kernel: their repacked halves (k-major, two bytes each) convert exactly by FCVTL
-// and their block scale is 1 (acc = fma(1, p, acc) = acc + p, as the reference).
+// load = one k of 16 rows); a block is converted once per tile of activation rows. F16 and BF16
+// weights take the same kernel: their repacked values (k-major, two bytes each) convert exactly
+// (FCVTL; BF16 by a 16-bit left shift) and their block scale is 1 (acc = fma(1, p, acc) = acc + p,
+// as the reference).
 #pragma STDC FP_CONTRACT OFF
 
 #include "matmul_neon_common.h"
@@ -35,17 +36,22 @@ static inline void fp8_to_fp32(uint8x16_t c, int e4m3, float out[16]) {
     }
 }
 
-/// 16 halves (one k, 16 rows) -> 16 fp32 values in out[0..15].
-static inline void f16_to_fp32(const uint16_t *h, float out[16]) {
+/// 16 halves or bfloat16s (one k, 16 rows) -> 16 fp32 values in out[0..15].
+static inline void half16_to_fp32(const uint16_t *h, int bf16, float out[16]) {
     for (int p = 0; p < 2; p++) {
         const uint16x8_t v = vld1q_u16(h + 8 * p);
-        vst1q_f32(out + 8 * p, vcvt_f32_f16(vreinterpret_f16_u16(vget_low_u16(v))));
-        vst1q_f32(out + 8 * p + 4, vcvt_high_f32_f16(vreinterpretq_f16_u16(v)));
+        if (bf16) {
+            vst1q_f32(out + 8 * p, vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(v), 16)));
+            vst1q_f32(out + 8 * p + 4, vreinterpretq_f32_u32(vshll_high_n_u16(v, 16)));
+        } else {
+            vst1q_f32(out + 8 * p, vcvt_f32_f16(vreinterpret_f16_u16(vget_low_u16(v))));
+            vst1q_f32(out + 8 * p + 4, vcvt_high_f32_f16(vreinterpretq_f16_u16(v)));
+        }
     }
 }
 
 void ck_matmul_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
-    const int f16 = w->format == CK_WF_F16;
+    const int bf16 = w->format == CK_WF_BF16, f16 = w->format == CK_WF_F16 || bf16;   // f16: a 16-bit float kind
     if (w->format != CK_WF_MXFP8_E4M3 && w->format != CK_WF_MXFP8_E5M2 && !f16) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
     const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
     static const float unit[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
@@ -60,7 +66,7 @@ void ck_matmul_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_a
                 const float *scale = f16 ? unit : (const float *)w->dw + (g * nb + b) * CK_R;
                 if (f16) {
                     const uint16_t *halves = (const uint16_t *)w->qs + (g * nb + b) * 32 * CK_R;
-                    for (int i = 0; i < 32; i++) f16_to_fp32(halves + CK_R * i, wf[i]);
+                    for (int i = 0; i < 32; i++) half16_to_fp32(halves + CK_R * i, bf16, wf[i]);
                 } else {
                     const uint8_t *codes = w->qs + (g * nb + b) * 32 * CK_R;
                     for (int i = 0; i < 32; i++) fp8_to_fp32(vld1q_u8(codes + CK_R * i), e4m3, wf[i]);

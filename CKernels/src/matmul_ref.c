@@ -36,9 +36,9 @@ static float dot_int(const ck_format_info *info, ck_weight_format f, const void 
     return acc;
 }
 
-/// One output of a float format: F32 a sequential fp32 FMA over k; F16 and MXFP8 per 32-block a
-/// partial sum p = fma(w[i], x[i], p) in k order, then acc = fma(scale, p, acc) with the block
-/// scale (MXFP8) or 1 (F16: acc + p, exactly), the order their SIMD kernels keep.
+/// One output of a float format: F32 a sequential fp32 FMA over k; F16, BF16 and MXFP8 per
+/// 32-block a partial sum p = fma(w[i], x[i], p) in k order, then acc = fma(scale, p, acc) with
+/// the block scale (MXFP8) or 1 (F16, BF16: acc + p, exactly), the order their SIMD kernels keep.
 static float dot_float(ck_weight_format f, const void *row, const float *x, int64_t k) {
     float acc = 0.0f;
     switch (f) {
@@ -47,11 +47,14 @@ static float dot_float(ck_weight_format f, const void *row, const float *x, int6
         for (int64_t i = 0; i < k; i++) acc = fmaf(w[i], x[i], acc);
         break;
     }
-    case CK_WF_F16: {
-        const ck_half *w = row;
+    case CK_WF_F16: case CK_WF_BF16: {
+        const uint16_t *w = row;
         for (int64_t b = 0; b < k / 32; b++) {
             float p = 0.0f;
-            for (int i = 0; i < 32; i++) p = fmaf(ck_fp16_to_fp32(w[b * 32 + i]), x[b * 32 + i], p);
+            for (int i = 0; i < 32; i++) {
+                const float v = f == CK_WF_F16 ? ck_fp16_to_fp32(w[b * 32 + i]) : ck_bf16_to_fp32(w[b * 32 + i]);
+                p = fmaf(v, x[b * 32 + i], p);
+            }
             acc = fmaf(1.0f, p, acc);
         }
         break;

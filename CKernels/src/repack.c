@@ -14,6 +14,7 @@ static ck_format_info format_facts(ck_weight_format f) {
     switch (f) {
     case CK_WF_F32:        return (ck_format_info){1, 4, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
     case CK_WF_F16:        return (ck_format_info){1, 2, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
+    case CK_WF_BF16:       return (ck_format_info){1, 2, 0, 0, 0, 0, 0, CK_SCALE_NONE, CK_ACT_F32, 0};
     case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_1, 1};
     case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
@@ -50,7 +51,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         info.qs_block_bytes = 32 * CK_R;
         info.repacked_block_bytes = info.qs_block_bytes + CK_R * (int64_t)sizeof(float);
-    } else if (f == CK_WF_F16) {
+    } else if (f == CK_WF_F16 || f == CK_WF_BF16) {
         info.qs_block_bytes = info.repacked_block_bytes = 32 * CK_R * 2;   // the halves, no scales
     }
     return info;
@@ -185,7 +186,7 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
         *dw_bytes = groups * nb * CK_R * sizeof(float);
-    } else if (f == CK_WF_F16) {
+    } else if (f == CK_WF_F16 || f == CK_WF_BF16) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
     }
 }
@@ -323,7 +324,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                         xs[(g * nb + b) * CK_R + r] = scale;
                     }
         }
-        if (w->qs && w->format == CK_WF_F16) {
+        if (w->qs && (w->format == CK_WF_F16 || w->format == CK_WF_BF16)) {
             uint16_t *h = (uint16_t *)w->qs;
             for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
                 for (int r = 0; r < CK_R; r++) {

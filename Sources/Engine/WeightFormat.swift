@@ -4,7 +4,7 @@ import GGUF
 /// Element formats a matmul weight can have: the GGUF types our models use and the OCP MX
 /// formats (32-element blocks with a ue8m0 power-of-two scale).
 public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertible {
-    case f32, f16, q4_0, q4_1, q5_0, q8_0, q4_K, q5_K, q6_K
+    case f32, f16, bf16, q4_0, q4_1, q5_0, q8_0, q4_K, q5_K, q6_K
     case mxint8, mxfp8_e4m3, mxfp8_e5m2, mxfp4
 
     /// The GGUF type with the same block layout, if there is one.
@@ -12,6 +12,7 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
         switch type {
         case .f32: self = .f32
         case .f16: self = .f16
+        case .bf16: self = .bf16
         case .q4_0: self = .q4_0
         case .q4_1: self = .q4_1
         case .q5_0: self = .q5_0
@@ -41,7 +42,7 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     /// so their int8 products equal llama.cpp's; the MX formats use our per-32 scheme.
     public var activationQuantization: ActivationQuantization? { ActivationQuantization(info.act) }
 
-    /// The scale encoding (`fp16` for GGUF types, `ue8m0` for MX, none for F32/F16).
+    /// The scale encoding (`fp16` for GGUF types, `ue8m0` for MX, none for F32/F16/BF16).
     public var scaleFormat: ScaleFormat {
         switch info.scale {
         case CK_SCALE_FP16: return .fp16
@@ -56,6 +57,7 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
         switch self {
         case .f32: return CK_WF_F32
         case .f16: return CK_WF_F16
+        case .bf16: return CK_WF_BF16
         case .q4_0: return CK_WF_Q4_0
         case .q4_1: return CK_WF_Q4_1
         case .q5_0: return CK_WF_Q5_0

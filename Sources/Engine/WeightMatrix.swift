@@ -60,7 +60,7 @@ public final class WeightMatrix: @unchecked Sendable {
     }
 
     /// Loads a 2-D GGUF tensor and converts it to `format` at load (dequantize to fp32, then
-    /// quantize with round-to-nearest-even). Targets: the MX formats, `f32` and `f16`; asking for
+    /// quantize with round-to-nearest-even). Targets: the MX formats, `f32`, `f16` and `bf16`; asking for
     /// the tensor's own format is the zero-copy init.
     public convenience init(tensor: GGUFTensorInfo, in file: GGUFFile, convertingTo format: WeightFormat) throws(EngineError) {
         if WeightFormat(tensor.type) == format {
@@ -107,10 +107,10 @@ public final class WeightMatrix: @unchecked Sendable {
         }
     }
 
-    /// Quantizes fp32 values `[n][k]` into `format` (MX formats, `f32`, `f16`).
+    /// Quantizes fp32 values `[n][k]` into `format` (MX formats, `f32`, `f16`, `bf16`).
     public convenience init(quantizing values: [Float], n: Int, k: Int, as format: WeightFormat, name: String = "weight") throws(EngineError) {
         precondition(values.count == n * k, "values must hold n * k elements")
-        guard format.isMX || format == .f32 || format == .f16 else {
+        guard format.isMX || format == .f32 || format == .f16 || format == .bf16 else {
             throw .invalidWeight(tensor: name, reason: "no quantizer to \(format) (load the GGUF tensor as it is)")
         }
         guard k % 32 == 0 else { throw .invalidWeight(tensor: name, reason: "k = \(k) is not a multiple of 32") }
@@ -125,6 +125,9 @@ public final class WeightMatrix: @unchecked Sendable {
                 case .f16:
                     let h = y.assumingMemoryBound(to: UInt16.self)
                     for i in 0..<k { h[i] = ck_fp32_to_fp16(x[i]) }
+                case .bf16:
+                    let h = y.assumingMemoryBound(to: UInt16.self)
+                    for i in 0..<k { h[i] = ck_fp32_to_bf16(x[i]) }
                 case .mxint8: ck_quantize_row_mxint8(x, y.assumingMemoryBound(to: ck_block_mxint8.self), Int64(k))
                 case .mxfp8_e4m3: ck_quantize_row_mxfp8_e4m3(x, y.assumingMemoryBound(to: ck_block_mxfp8.self), Int64(k))
                 case .mxfp8_e5m2: ck_quantize_row_mxfp8_e5m2(x, y.assumingMemoryBound(to: ck_block_mxfp8.self), Int64(k))
@@ -215,6 +218,7 @@ private func GGMLTypeRaw(_ f: WeightFormat) -> UInt32 {
     switch f {
     case .f32: return GGMLType.f32.rawValue
     case .f16: return GGMLType.f16.rawValue
+    case .bf16: return GGMLType.bf16.rawValue
     case .q4_0: return GGMLType.q4_0.rawValue
     case .q4_1: return GGMLType.q4_1.rawValue
     case .q5_0: return GGMLType.q5_0.rawValue

@@ -15,6 +15,8 @@ extension LocalLanguageModel {
         /// Converted to binary16 at load (round to nearest even): half of f32's bytes, and
         /// decode on the float kernels instead of OpenBLAS.
         case f16
+        /// Converted to bfloat16 at load (round to nearest even), on the same kernels as f16.
+        case bf16
         /// OCP MXINT8 blocks (int8, power-of-two scale per 32).
         case mxint8
         /// OCP MXFP8 with E4M3 elements.
@@ -32,6 +34,7 @@ extension LocalLanguageModel {
             case .native: return .native
             case .f32: return .converted(.f32)
             case .f16: return .converted(.f16)
+            case .bf16: return .converted(.bf16)
             case .mxint8: return .converted(.mxint8)
             case .mxfp8_e4m3: return .converted(.mxfp8_e4m3)
             case .mxfp8_e5m2: return .converted(.mxfp8_e5m2)

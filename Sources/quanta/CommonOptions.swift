@@ -9,7 +9,7 @@ enum CommonOptions {
         OptionSpec(["-c", "--ctx-size", "--ctx"], value: "N", "context window in tokens (default \(value); 0 = the model's trained length)")
     }
     static let threads = OptionSpec(["-t", "--threads"], value: "N", "threads (default: every online core)")
-    static let weights = OptionSpec(["--weights"], value: "FORMAT", "native|f32|f16|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4 (default native)")
+    static let weights = OptionSpec(["--weights"], value: "FORMAT", "native|f32|f16|bf16|mxint8|mxfp8_e4m3|mxfp8_e5m2|mxfp4 (default native)")
     static let kvCache = OptionSpec(["-ctk", "--cache-type-k", "-ctv", "--cache-type-v", "--kv"], value: "TYPE",
                                     "KV cache type: f16|q8_0|mxfp8_e4m3 (default f16; keys and values share it)")
     static let prompt = OptionSpec(["-p", "--prompt"], value: "TEXT", "the prompt")

@@ -135,8 +135,9 @@ static void *make_weights(ck_weight_format f, int64_t n, int64_t k, int edges, i
             for (int64_t i = 0; i < k; i++) ((float *)row)[i] = uniform(-1, 1);
             continue;
         }
-        if (f == CK_WF_F16) {
-            for (int64_t i = 0; i < k; i++) ((ck_half *)row)[i] = ck_fp32_to_fp16(uniform(-1, 1));
+        if (f == CK_WF_F16 || f == CK_WF_BF16) {
+            for (int64_t i = 0; i < k; i++)
+                ((uint16_t *)row)[i] = f == CK_WF_F16 ? ck_fp32_to_fp16(uniform(-1, 1)) : ck_fp32_to_bf16(uniform(-1, 1));
             continue;
         }
         for (int64_t b = 0; b < k / info.block; b++) {
@@ -220,12 +221,12 @@ static void *aligned(size_t n) {
 
 static const char *format_name(ck_weight_format f) {
     static const char *names[CK_WF_COUNT] = {"f32", "f16", "q4_0", "q4_1", "q5_0", "q8_0", "q4_K", "q6_K",
-                                             "mxint8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4", "q5_K"};
+                                             "mxint8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4", "q5_K", "bf16"};
     return names[f];
 }
 
 /// One matmul shape of format f: ref (golden), every enabled ARM path's kernel over two column
-/// ranges, and its threaded prefill driver (MXFP8 and F16: the kernel every ARM path shares; F32:
+/// ranges, and its threaded prefill driver (MXFP8, F16 and BF16: the kernel every ARM path shares; F32:
 /// the integer kernels hand it to the reference).
 static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int edges, int accumulate) {
     const ck_format_info info = ck_weight_format_info(f);
@@ -253,7 +254,7 @@ static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int
             char label[32];
             memcpy(y, init, (size_t)(m * n) * sizeof(float));
             const int64_t split = n > CK_R ? CK_R : n;   // two calls: n0 = 0 and n0 = 16
-            const int fp8 = f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2 || f == CK_WF_F16;   // the float-code kernel
+            const int fp8 = f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2 || f == CK_WF_F16 || f == CK_WF_BF16;   // the float-code kernel
             const ck_matmul_kernel decode = fp8 ? ck_matmul_fp8_neon : arm_paths[p].decode;
             decode(&d, &w, &act.a, y, 0, split);
             if (split < n) decode(&d, &w, &act.a, y, split, n);

@@ -35,8 +35,9 @@ struct FamilyTinyConfig {
     }
 }
 
-/// Builds the GGUF of `c` and keeps its weights in Double for the naive forward.
-func makeFamilyTinyModel(_ c: FamilyTinyConfig, seed: UInt64) -> (gguf: [UInt8], weights: TinyWeights) {
+/// Builds the GGUF of `c` and keeps its weights in Double for the naive forward. `matrices`: the
+/// type of every 2-D tensor (F32, F16 or BF16; the weights kept are the rounded values).
+func makeFamilyTinyModel(_ c: FamilyTinyConfig, seed: UInt64, matrices: GGMLType = .f32) -> (gguf: [UInt8], weights: TinyWeights) {
     var rng = RNG(state: seed), w = TinyWeights()
     let q = c.heads * c.headDim, kv = c.kvHeads * c.headDim
     w.add("token_embd.weight", [c.embedding, c.vocab], &rng, scale: 1)
@@ -104,7 +105,20 @@ func makeFamilyTinyModel(_ c: FamilyTinyConfig, seed: UInt64) -> (gguf: [UInt8],
         g.set("\(a).logit_scale", .float32(Float(l)))
     }
     for name in w.tensors.keys.sorted() {
-        g.addTensor(name, shape: w.shapes[name]!, floats: w.tensors[name]!.map { Float($0) })
+        let shape = w.shapes[name]!, values = w.tensors[name]!.map { Float($0) }
+        guard shape.count == 2, matrices != .f32 else {
+            g.addTensor(name, shape: shape, floats: values)
+            continue
+        }
+        // Round to nearest even: Float16's own conversion, and for bfloat16 the top half of the
+        // fp32 bits after adding half an ulp (ties to even).
+        let bits: [UInt16] = values.map { v in
+            if matrices == .f16 { return Float16(v).bitPattern }
+            let b = v.bitPattern
+            return UInt16((b + 0x7FFF + ((b >> 16) & 1)) >> 16)
+        }
+        w.tensors[name] = bits.map { matrices == .f16 ? Double(Float16(bitPattern: $0)) : Double(Float(bitPattern: UInt32($0) << 16)) }
+        g.addTensor(name, shape: shape, type: matrices, data: bits.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
     }
     return (g.serialize(), w)
 }
@@ -213,6 +227,19 @@ func naiveFamilyForward(_ c: FamilyTinyConfig, _ w: TinyWeights, tokens: [Int], 
     return out
 }
 
+/// max |got − expected| / (1 + |expected|) over every logit; infinity when any logit is NaN
+/// (`max` would pass a NaN over).
+func worstRelativeDifference(_ got: [[Float]], _ expected: [[Double]]) -> Double {
+    var worst = 0.0
+    for (g, e) in zip(got, expected) {
+        for (a, b) in zip(g, e) {
+            let d = abs(Double(a) - b) / (1 + abs(b))
+            if !(d <= worst) { worst = d.isNaN ? .infinity : d }
+        }
+    }
+    return worst
+}
+
 /// The newer families against a naive fp64 forward of our own (a second oracle beside
 /// `FamilyReferenceTests`' llama.cpp data): biases, Q/K norms, fused weights, partial NEOX rope,
 /// Llama 3 frequency factors, LongRoPE, YaRN, attention temperature and Granite's multipliers,
@@ -233,14 +260,33 @@ func naiveFamilyForward(_ c: FamilyTinyConfig, _ w: TinyWeights, tokens: [Int], 
         for t in tokens[8...] {
             got.append(try #require(model.forward([Int32(t)], state: state, logitRows: 0..<1)).copyRow(0))
         }
-        var worst = 0.0
-        for (g, e) in zip(got, expected) {
-            for (a, b) in zip(g, e) { worst = max(worst, abs(Double(a) - b) / (1 + abs(b))) }
-        }
+        let worst = worstRelativeDifference(got, expected)
         // fp16 K/V storage bounds the agreement; a wrong op would miss by O(1).
         #expect(worst < 5e-3, "\(family): worst relative difference \(worst)")
         let largest = expected.joined().map(abs).max()!
         #expect(largest > 1, "\(family): logits too small to show a wrong op")
         print("\(family): worst relative difference from the fp64 forward \(worst), max |logit| \(largest)")
+    }
+
+    /// GGUF files whose matrices are F16 or BF16 (as llama.cpp's converter writes unquantized
+    /// models), loaded as they are onto the float kernels, against the naive fp64 forward of the
+    /// same rounded weights: untied (Llama 3) and tied (Qwen 2, whose BF16 embedding is also the
+    /// head); prefilled in a batch, then decoded token by token.
+    @Test(arguments: [("llama3", GGMLType.f16), ("llama3", .bf16), ("qwen2", .f16), ("qwen2", .bf16)])
+    func sixteenBitMatricesMatchNaiveForward(_ family: String, _ type: GGMLType) throws {
+        let config = FamilyTinyConfig.of(family)
+        let (bytes, weights) = makeFamilyTinyModel(config, seed: 12, matrices: type)
+        let file = try GGUFFile(contents: bytes)
+        #expect(file.tensor(named: "blk.0.ffn_down.weight")?.type == type)
+        let model = try loadModel(file)
+        let tokens = [3, 17, 0, 39, 5, 5, 22, 8, 1, 30, 12, 7]
+        let expected = naiveFamilyForward(config, weights, tokens: tokens, context: 16)
+        let state = model.makeState(contextSize: 16, maxBatch: 8)
+        let first = try #require(model.forward(tokens[0..<8].map(Int32.init), state: state, logitRows: 0..<8))
+        var got = (0..<8).map(first.copyRow)
+        for t in tokens[8...] { got.append(try #require(model.forward([Int32(t)], state: state, logitRows: 0..<1)).copyRow(0)) }
+        let worst = worstRelativeDifference(got, expected)
+        #expect(worst < 5e-3, "\(family) \(type): worst relative difference \(worst)")
+        #expect(expected.joined().map(abs).max()! > 1, "\(family): logits too small to show a wrong op")
     }
 }

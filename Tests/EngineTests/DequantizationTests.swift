@@ -59,6 +59,26 @@ struct DequantCase: Decodable, CustomStringConvertible {
         #expect(ck_fp32_to_fp16(0x1p-25) == 0)               // tie to even: 0
         #expect(ck_fp32_to_fp16(0x1.8p-24) == 2)             // 1.5 ulp of subnormal: tie to even 2
     }
+
+    /// bfloat16 is the top half of an fp32: every bfloat16 round-trips; fp32 values between two
+    /// bfloat16s round to the nearer one, ties to the even one; overflow gives infinity and a NaN
+    /// stays a NaN (the 0x7F80_0001 payload would truncate to infinity).
+    @Test func bf16ConversionRoundsToNearestEven() {
+        for bits in UInt16.min...UInt16.max where (bits & 0x7F80) != 0x7F80 {
+            let f = ck_bf16_to_fp32(bits)
+            #expect(f.bitPattern == UInt32(bits) << 16)
+            #expect(ck_fp32_to_bf16(f) == bits)
+        }
+        let cases: [(UInt32, UInt16)] = [
+            (0x3F80_8000, 0x3F80), (0x3F81_8000, 0x3F82),   // ties: to the even neighbour
+            (0x3F80_8001, 0x3F81), (0x3F80_7FFF, 0x3F80),   // just above / below the tie
+            (0xBF80_C000, 0xBF81), (0x7F7F_FFFF, 0x7F80),   // negative; the largest float rounds to infinity
+            (0x0000_8000, 0x0000), (0x0001_8000, 0x0002),   // subnormal ties
+        ]
+        for (input, expected) in cases { #expect(ck_fp32_to_bf16(Float(bitPattern: input)) == expected, "\(input)") }
+        let nan = ck_fp32_to_bf16(Float(bitPattern: 0x7F80_0001))
+        #expect(Float(bitPattern: UInt32(nan) << 16).isNaN)
+    }
 }
 
 /// The KV cache's fast MXFP8 E4M3 row decoder against the generic MX dequantizer, on rows that

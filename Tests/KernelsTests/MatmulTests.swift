@@ -3,7 +3,7 @@ import CKernels
 import Testing
 @testable import Engine
 
-let allFormats: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q5_K, .q6_K, .f16, .f32, .mxint8, .mxfp8_e4m3, .mxfp8_e5m2, .mxfp4]
+let allFormats: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q5_K, .q6_K, .f16, .bf16, .f32, .mxint8, .mxfp8_e4m3, .mxfp8_e5m2, .mxfp4]
 /// Every path this CPU runs but the reference: the native ones it has, and the emulated AVX-512
 /// (SIMDe) and AMX (portable tiles) builds, which run on any x86-64 CPU with AVX2.
 let simdPaths: [KernelPath] = KernelPath.allCases.filter { $0 != .ref && $0.isSupported }
@@ -92,7 +92,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     }
 
     /// Every SIMD path against the reference on odd shapes (N not a multiple of 16, M across the
-    /// decode / prefill tiles). Integer, MXFP8 and F16 formats must be bit-identical (same fp32
+    /// decode / prefill tiles). Integer, MXFP8, F16 and BF16 formats must be bit-identical (same fp32
     /// operation sequence per output); F32 goes through sgemm and is held to 1e-5 relative to
     /// sum |w x|.
     @Test(arguments: allFormats)
@@ -109,8 +109,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             for path in simdPaths {
                 for threads in [1, 2] {
                     let y = runMatmul(w, x, m: m, path: path, threads: threads)
-                    // MXFP8 and F16 run the SIMD kernels (the reference's fp32 sequence) at every m.
-                    if format.usesQuantizedActivations || format == .mxfp8_e4m3 || format == .mxfp8_e5m2 || format == .f16 {
+                    // MXFP8, F16 and BF16 run the SIMD kernels (the reference's fp32 sequence) at every m.
+                    if format.usesQuantizedActivations || [.mxfp8_e4m3, .mxfp8_e5m2, .f16, .bf16].contains(format) {
                         let mismatches = (0..<(m * n)).filter { y[$0].bitPattern != ref[$0].bitPattern }
                         #expect(mismatches.isEmpty, "\(format) \(path) m=\(m) t=\(threads): \(mismatches.count) outputs differ, first \(mismatches.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
                     } else {
