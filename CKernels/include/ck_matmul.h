@@ -204,12 +204,13 @@ void ck_quantize_act_avx512_emu(const ck_act *a, int64_t m0, int64_t m1);
 /// kernel over the portable tile layer (ck_tile.h) and the SIMDe AVX-512 kernel.
 void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
-/// MXFP8 weights (E4M3 / E5M2) with fp32 activations, any m, 8-bit codes in registers turned
-/// into exact fp32 values (matmul_fp8_avx512.c, matmul_fp8_avx2.c); same contract and results.
+/// The float kernels: MXFP8 (E4M3 / E5M2), F16 and BF16 weights with fp32 activations, any m,
+/// the stored codes or 16-bit values turned into exact fp32 values in registers
+/// (matmul_float_avx512.c, matmul_float_avx2.c); same contract and results.
 /// `_emu`: the AVX-512 source against SIMDe.
-void ck_matmul_fp8_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
-void ck_matmul_fp8_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
-void ck_matmul_fp8_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_float_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_float_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+void ck_matmul_float_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 /// The AVX2 path for one activation row (decode), integer formats: streams each 16-row group's
 /// repacked bytes in address order with software prefetch (matvec_avx2.c). Same contract.
 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
@@ -244,9 +245,10 @@ void ck_matmul_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *
 void ck_matmul_dotprod(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_i8mm(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_quantize_act_neon(const ck_act *a, int64_t m0, int64_t m1);
-/// MXFP8 weights on every ARM64 path (matmul_fp8_neon.c): codes to fp32 by FP16 conversion, fp32
-/// accumulation in the reference's order; same contract and bits as ck_matmul_ref.
-void ck_matmul_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+/// MXFP8, F16 and BF16 weights on every ARM64 path (matmul_float_neon.c): values to fp32 by FP16
+/// conversion (BF16: a shift), fp32 accumulation in the reference's order; same contract and bits
+/// as ck_matmul_ref.
+void ck_matmul_float_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 
 /// Best path this CPU supports (CPUID, and for AMX the kernel's tile-data permission), ignoring
 /// overrides.
@@ -277,13 +279,13 @@ void ck_prefill_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *
                     int nthreads, int64_t min_parallel_macs);
 void ck_prefill_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                         int nthreads, int64_t min_parallel_macs);
-/// The same driver over the MXFP8 kernels.
-void ck_prefill_fp8_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
-                         int nthreads, int64_t min_parallel_macs);
-void ck_prefill_fp8_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+/// The same driver over the float kernels (MXFP8, F16, BF16).
+void ck_prefill_float_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                            int nthreads, int64_t min_parallel_macs);
-void ck_prefill_fp8_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
-                               int nthreads, int64_t min_parallel_macs);
+void ck_prefill_float_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                             int nthreads, int64_t min_parallel_macs);
+void ck_prefill_float_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                                 int nthreads, int64_t min_parallel_macs);
 
 /// The ARM64 kernels under the same driver (aarch64 only).
 void ck_prefill_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
@@ -292,8 +294,8 @@ void ck_prefill_dotprod(const ck_matmul_desc *d, const ck_weights *w, const ck_a
                         int nthreads, int64_t min_parallel_macs);
 void ck_prefill_i8mm(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                      int nthreads, int64_t min_parallel_macs);
-void ck_prefill_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
-                         int nthreads, int64_t min_parallel_macs);
+void ck_prefill_float_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                           int nthreads, int64_t min_parallel_macs);
 
 /// The reference kernel split over N in whole 16-row groups (matmul_threaded.c): ref's prefill.
 void ck_prefill_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,

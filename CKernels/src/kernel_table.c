@@ -117,9 +117,9 @@ ck_kernel_path ck_kernel_path_set(int path) {
 #define SGEMM {ck_matmul_ref, ck_prefill_sgemm}
 #define FLOATS(KERNEL, PREFILL) [CK_WF_F32] = SGEMM, [CK_WF_F16] = {KERNEL, PREFILL}, [CK_WF_BF16] = {KERNEL, PREFILL}, \
     [CK_WF_MXFP8_E4M3] = {KERNEL, PREFILL}, [CK_WF_MXFP8_E5M2] = {KERNEL, PREFILL}
-#define FP8_AVX2 FLOATS(ck_matmul_fp8_avx2, ck_prefill_fp8_avx2)
-#define FP8_AVX512 FLOATS(ck_matmul_fp8_avx512, ck_prefill_fp8_avx512)
-#define FP8_AVX512_EMU FLOATS(ck_matmul_fp8_avx512_emu, ck_prefill_fp8_avx512_emu)
+#define FLOAT_AVX2 FLOATS(ck_matmul_float_avx2, ck_prefill_float_avx2)
+#define FLOAT_AVX512 FLOATS(ck_matmul_float_avx512, ck_prefill_float_avx512)
+#define FLOAT_AVX512_EMU FLOATS(ck_matmul_float_avx512_emu, ck_prefill_float_avx512_emu)
 /// Every integer format with the same entry.
 #define INTS(E) [CK_WF_Q4_0] = E, [CK_WF_Q4_1] = E, [CK_WF_Q8_0] = E, [CK_WF_Q4_K] = E, \
                 [CK_WF_Q6_K] = E, [CK_WF_MXINT8] = E, [CK_WF_MXFP4] = E, [CK_WF_Q5_0] = E, [CK_WF_Q5_K] = E
@@ -171,7 +171,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
 /// not built and the tables name the reference ones (the paths are never supported there).
 #if defined(__aarch64__)
 #define ARM_INTS(DECODE, PREFILL) INTS(((ck_format_kernels){DECODE, PREFILL}))
-#define ARM_FP8 ((ck_format_kernels){ck_matmul_fp8_neon, ck_prefill_fp8_neon})
+#define ARM_FLOAT ((ck_format_kernels){ck_matmul_float_neon, ck_prefill_float_neon})
 #define ARM_QUANT {[CK_ACT_Q8_32] = ck_quantize_act_neon, [CK_ACT_Q8_0] = ck_quantize_act_neon, \
                    [CK_ACT_Q8_1] = ck_quantize_act_neon, [CK_ACT_Q8_K] = ck_quantize_act_neon}
 /// NEON row ops, KV stores, split-K units over fp16 and MXFP8 and the per-head kernel
@@ -187,7 +187,7 @@ ck_kernel_path ck_kernel_path_set(int path) {
                  PREFILL_REF
 #else
 #define ARM_INTS(DECODE, PREFILL) INTS(REF_ALL)
-#define ARM_FP8 REF_ALL
+#define ARM_FLOAT REF_ALL
 #define ARM_QUANT REF_QUANT
 #define ARM_GLU ck_swiglu_ref, ck_geglu_ref
 #define ARM_ROWS ROWS_REF
@@ -213,29 +213,29 @@ ck_kernel_path ck_kernel_path_set(int path) {
                            [CK_WF_MXFP8_E4M3] = REF_ALL, [CK_WF_MXFP8_E5M2] = REF_ALL},                  \
               REF_QUANT, ck_swiglu_ref, ck_geglu_ref, ROWS_REF}
 #define ARM_TABLE(PATH, NAME, DECODE, PREFILL)                                                           \
-    [PATH] = {PATH, NAME, {ARM_INTS(DECODE, PREFILL), [CK_WF_F32] = SGEMM, [CK_WF_F16] = ARM_FP8, [CK_WF_BF16] = ARM_FP8, \
-                           [CK_WF_MXFP8_E4M3] = ARM_FP8, [CK_WF_MXFP8_E5M2] = ARM_FP8},                  \
+    [PATH] = {PATH, NAME, {ARM_INTS(DECODE, PREFILL), [CK_WF_F32] = SGEMM, [CK_WF_F16] = ARM_FLOAT, [CK_WF_BF16] = ARM_FLOAT, \
+                           [CK_WF_MXFP8_E4M3] = ARM_FLOAT, [CK_WF_MXFP8_E5M2] = ARM_FLOAT},                  \
               ARM_QUANT, ARM_GLU, ARM_ROWS}
 
 static const ck_path_kernels tables[CK_PATH_COUNT] = {
     REF_TABLE(CK_PATH_REF, "ref"),
 #if defined(__x86_64__)
     [CK_PATH_AVX2] = {CK_PATH_AVX2, "avx2",
-                      {INTS(((ck_format_kernels){ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FP8_AVX2},
+                      {INTS(((ck_format_kernels){ck_matvec_avx2, ck_matmul_avx2_prefill_multi})), FLOAT_AVX2},
                       QUANT(ck_quantize_act_avx2), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX2, ATTENTION_AVX2},
     [CK_PATH_AVX512] = {CK_PATH_AVX512, "avx512",
-                        {AVX512_INTS(ck_matmul_avx512, ck_prefill_avx512), FP8_AVX512},
+                        {AVX512_INTS(ck_matmul_avx512, ck_prefill_avx512), FLOAT_AVX512},
                         QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512, ATTENTION_AVX512},
     [CK_PATH_AMX] = {CK_PATH_AMX, "amx",
-                     {AMX_INTS(ck_matmul_avx512, ck_prefill_amx, ck_prefill_avx512), FP8_AVX512},
+                     {AMX_INTS(ck_matmul_avx512, ck_prefill_amx, ck_prefill_avx512), FLOAT_AVX512},
                      QUANT(ck_quantize_act_avx512), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512, ATTENTION_AVX512},
     [CK_PATH_AVX512_EMU] = {CK_PATH_AVX512_EMU, "avx512-emu",
-                            {AVX512_INTS(ck_matmul_avx512_emu, ck_prefill_avx512_emu), FP8_AVX512_EMU},
+                            {AVX512_INTS(ck_matmul_avx512_emu, ck_prefill_avx512_emu), FLOAT_AVX512_EMU},
                             QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512_EMU,
                             ATTENTION_AVX512_EMU},
     [CK_PATH_AMX_EMU] = {CK_PATH_AMX_EMU, "amx-emu",
                          {AMX_INTS(ck_matmul_avx512_emu, ck_prefill_amx_emu, ck_prefill_avx512_emu),
-                          FP8_AVX512_EMU},
+                          FLOAT_AVX512_EMU},
                          QUANT(ck_quantize_act_avx512_emu), ck_swiglu_avx2, ck_geglu_avx2, ROWS_AVX512_EMU,
                          ATTENTION_AVX512_EMU},
 #else

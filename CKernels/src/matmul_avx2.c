@@ -12,7 +12,7 @@
 // So the integer dot is exact and the fp32 epilogue is the reference's, lane by lane.
 // The integer kernels live in matvec_avx2.c (one activation row: decode) and
 // matmul_avx2_prefill.c (M > 1); this file has the activation quantizer and the dispatch
-// between them (MXFP8: matmul_fp8_avx2.c).
+// between them (MXFP8, F16, BF16: matmul_float_avx2.c).
 #pragma STDC FP_CONTRACT OFF
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 

@@ -1,4 +1,4 @@
-// Private helper of the MXFP8 kernels (matmul_fp8_avx2.c, matmul_fp8_avx512.c).
+// Private helper of the float kernels' MXFP8 E4M3 decode (matmul_float_kernel.h).
 #ifndef CK_MATMUL_FP8_COMMON_H
 #define CK_MATMUL_FP8_COMMON_H
 

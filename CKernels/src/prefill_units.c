@@ -1,5 +1,5 @@
 // The threaded prefill driver for paths whose kernel computes a column range for any rows
-// (AVX-512 VNNI, AMX, and the MXFP8 kernels of every SIMD path): the matrices on one quantized input run in one parallel region whose
+// (AVX-512 VNNI, AMX, and the float kernels of every SIMD path): the matrices on one quantized input run in one parallel region whose
 // threads take (matrix, L2 chunk of 16-row groups, 32-row block) units from a shared counter, the
 // scheduling the AVX2 prefill uses (a thread the OS delays does not hold a fixed share). Each unit
 // runs the kernel on its rows and columns over the whole K, so every output is exactly the
@@ -83,13 +83,13 @@ PREFILL(ck_prefill_avx512, ck_matmul_avx512)
 PREFILL(ck_prefill_avx512_emu, ck_matmul_avx512_emu)
 PREFILL(ck_prefill_amx, ck_matmul_amx)
 PREFILL(ck_prefill_amx_emu, ck_matmul_amx_emu)
-PREFILL(ck_prefill_fp8_avx2, ck_matmul_fp8_avx2)
-PREFILL(ck_prefill_fp8_avx512, ck_matmul_fp8_avx512)
-PREFILL(ck_prefill_fp8_avx512_emu, ck_matmul_fp8_avx512_emu)
+PREFILL(ck_prefill_float_avx2, ck_matmul_float_avx2)
+PREFILL(ck_prefill_float_avx512, ck_matmul_float_avx512)
+PREFILL(ck_prefill_float_avx512_emu, ck_matmul_float_avx512_emu)
 #endif
 #if defined(__aarch64__)
 PREFILL(ck_prefill_neon, ck_matmul_neon)
 PREFILL(ck_prefill_dotprod, ck_matmul_dotprod)
 PREFILL(ck_prefill_i8mm, ck_matmul_i8mm)
-PREFILL(ck_prefill_fp8_neon, ck_matmul_fp8_neon)
+PREFILL(ck_prefill_float_neon, ck_matmul_float_neon)
 #endif

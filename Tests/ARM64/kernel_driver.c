@@ -226,7 +226,7 @@ static const char *format_name(ck_weight_format f) {
 }
 
 /// One matmul shape of format f: ref (golden), every enabled ARM path's kernel over two column
-/// ranges, and its threaded prefill driver (MXFP8, F16 and BF16: the kernel every ARM path shares; F32:
+/// ranges, and its threaded prefill driver (MXFP8, F16 and BF16: the float kernel every ARM path shares; F32:
 /// the integer kernels hand it to the reference).
 static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int edges, int accumulate) {
     const ck_format_info info = ck_weight_format_info(f);
@@ -254,13 +254,13 @@ static void matmul_case(ck_weight_format f, int64_t m, int64_t n, int64_t k, int
             char label[32];
             memcpy(y, init, (size_t)(m * n) * sizeof(float));
             const int64_t split = n > CK_R ? CK_R : n;   // two calls: n0 = 0 and n0 = 16
-            const int fp8 = f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2 || f == CK_WF_F16 || f == CK_WF_BF16;   // the float-code kernel
-            const ck_matmul_kernel decode = fp8 ? ck_matmul_fp8_neon : arm_paths[p].decode;
+            const int float_kernel = f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2 || f == CK_WF_F16 || f == CK_WF_BF16;
+            const ck_matmul_kernel decode = float_kernel ? ck_matmul_float_neon : arm_paths[p].decode;
             decode(&d, &w, &act.a, y, 0, split);
             if (split < n) decode(&d, &w, &act.a, y, split, n);
             record(name, arm_paths[p].name, hash_floats(y, (size_t)(m * n)));
             memcpy(y, init, (size_t)(m * n) * sizeof(float));
-            (fp8 ? ck_prefill_fp8_neon : arm_paths[p].prefill)(&d, &w, &act.a, &y, 1, 1, 0);
+            (float_kernel ? ck_prefill_float_neon : arm_paths[p].prefill)(&d, &w, &act.a, &y, 1, 1, 0);
             snprintf(label, sizeof label, "%s-prefill", arm_paths[p].name);
             record(name, label, hash_floats(y, (size_t)(m * n)));
             if (f != CK_WF_F32) {   // through the path's table (sgemm is not linked here)

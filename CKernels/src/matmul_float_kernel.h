@@ -1,5 +1,5 @@
-// The MXFP8, F16 and BF16 kernel body, written once for any vector width and included by matmul_fp8_avx2.c
-// (8 lanes) and matmul_fp8_avx512.c (16 lanes), which define before including:
+// The MXFP8, F16 and BF16 kernel body, written once for any vector width and included by matmul_float_avx2.c
+// (8 lanes) and matmul_float_avx512.c (16 lanes), which define before including:
 //   TARGET          the function attribute of the width
 //   VEC, LANES      the fp32 vector type and its lanes (8 or 16)
 //   V_ZERO() V_SET1(f) V_MUL(a, b) V_FMA(a, b, c) V_LOADU(p) V_STOREU(p, v)

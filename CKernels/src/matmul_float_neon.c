@@ -1,4 +1,4 @@
-// ARM64 matmul of MXFP8 weights (E4M3 / E5M2) with fp32 activations, every ARM path (ARMv8.0
+// ARM64 matmul of MXFP8 weights (E4M3 / E5M2), and of F16 and BF16 (below), with fp32 activations, every ARM path (ARMv8.0
 // has what it needs). The 8-bit codes become exact fp32 values through FP16 conversion (FCVTL),
 // not FP16 arithmetic: an E5M2 code is the top byte of the binary16 with the same value; an E4M3
 // code's sign and 7 exponent/mantissa bits shifted into a binary16 give its value times 2^-8
@@ -50,7 +50,7 @@ static inline void half16_to_fp32(const uint16_t *h, int bf16, float out[16]) {
     }
 }
 
-void ck_matmul_fp8_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
+void ck_matmul_float_neon(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     const int bf16 = w->format == CK_WF_BF16, f16 = w->format == CK_WF_F16 || bf16;   // f16: a 16-bit float kind
     if (w->format != CK_WF_MXFP8_E4M3 && w->format != CK_WF_MXFP8_E5M2 && !f16) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
     const int e4m3 = w->format == CK_WF_MXFP8_E4M3;

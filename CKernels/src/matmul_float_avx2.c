@@ -1,6 +1,6 @@
 // MXFP8 (E4M3 / E5M2 codes, one ue8m0 scale per 32) and F16 / BF16 on AVX2 + F16C + FMA with fp32
-// activations: matmul_fp8_kernel.h on 8 lanes (half a 16-row group per register, tiles of up to
-// 8 activation rows in the 16 ymm registers). The conversion is matmul_fp8_avx512.c's.
+// activations: matmul_float_kernel.h on 8 lanes (half a 16-row group per register, tiles of up to
+// 8 activation rows in the 16 ymm registers). The conversion is matmul_float_avx512.c's.
 #pragma STDC FP_CONTRACT OFF
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
@@ -28,6 +28,6 @@ T256 INLINE __m256 decode8_scaled(const uint8_t *codes, const int E4M3) {
 #define V_DECODE_SCALED(codes, E4M3) decode8_scaled(codes, E4M3)
 #define V_DECODE_F16(h) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h)))
 #define V_DECODE_BF16(h) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(h))), 16))
-#define KERNEL ck_matmul_fp8_avx2
-#include "matmul_fp8_kernel.h"
+#define KERNEL ck_matmul_float_avx2
+#include "matmul_float_kernel.h"
 #endif

@@ -1,5 +1,5 @@
 // MXFP8 (E4M3 / E5M2 codes, one ue8m0 scale per 32) and F16 / BF16 on AVX-512 with fp32 activations:
-// matmul_fp8_kernel.h on 16 lanes (one 16-row group per register, tiles of up to 16 activation
+// matmul_float_kernel.h on 16 lanes (one 16-row group per register, tiles of up to 16 activation
 // rows). Weights stay 8-bit in memory (ck_matmul.h: qs = [group][block][32][16] codes).
 //
 // A code becomes its value in registers, exactly: sign-extended to 16 bits and shifted left 7,
@@ -8,7 +8,7 @@
 // multiplication by 2^8. (A block holding an E4M3 NaN code has a NaN scale from the repack, so
 // its outputs are NaN as in the reference; the shift alone would read the code as 480.)
 //
-// matmul_fp8_avx512_emu.c compiles this file again against SIMDe (CK_AVX512_EMULATED), so the
+// matmul_float_avx512_emu.c compiles this file again against SIMDe (CK_AVX512_EMULATED), so the
 // tests check it bit for bit on CPUs without AVX-512.
 #pragma STDC FP_CONTRACT OFF
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
@@ -40,6 +40,6 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_scaled(const u
 #define V_DECODE_SCALED(codes, E4M3) decode16_scaled(codes, E4M3)
 #define V_DECODE_F16(h) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(h)))
 #define V_DECODE_BF16(h) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(h))), 16))
-#define KERNEL ck_matmul_fp8_avx512
-#include "matmul_fp8_kernel.h"
+#define KERNEL ck_matmul_float_avx512
+#include "matmul_float_kernel.h"
 #endif
