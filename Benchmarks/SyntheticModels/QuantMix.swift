@@ -3,7 +3,7 @@ import GGUF
 /// A llama.cpp quantization preset (`llama-quantize`'s ftype): which type each tensor gets.
 /// The rules are facts read from llama.cpp's `llama_tensor_get_type` (src/llama-quant.cpp), for
 /// the presets listed here, followed by its fallback for rows that are not a whole number of the
-/// type's blocks; types Quanta cannot run yet are then replaced (`substitutions`).
+/// type's blocks.
 public enum QuantMix: String, CaseIterable, Sendable {
     case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q4_K_M = "q4_k_m", q5_K_M = "q5_k_m"
     /// Every matrix in binary16 or bfloat16, as llama.cpp's converter writes an unquantized model
@@ -40,14 +40,10 @@ public enum QuantMix: String, CaseIterable, Sendable {
         }
     }
 
-    /// Types llama.cpp's mix can produce that Quanta has no kernels for, and what is written in
-    /// their place: the next larger type it runs (more bytes per token, never fewer).
-    public static let substitutions: [GGMLType: GGMLType] = [.q5_1: .q8_0]
-
     /// The type of a 2-D weight `name` (`blk.N.attn_v.weight`, ...) with `columns` values per row
-    /// in layer `layer` of `layers`; `tied`: the token embedding is also the output head.
-    /// Before substitution (what llama.cpp would write).
-    func llamaCppType(_ name: String, columns: Int, layer: Int?, layers: Int, tied: Bool) -> GGMLType {
+    /// in layer `layer` of `layers`; `tied`: the token embedding is also the output head: what
+    /// llama.cpp writes.
+    func type(_ name: String, columns: Int, layer: Int?, layers: Int, tied: Bool) -> GGMLType {
         var type = baseType
         if self == .f16 || self == .bf16 { return baseType }
         if name == "output.weight" || (tied && name == "token_embd.weight") {
@@ -63,12 +59,6 @@ public enum QuantMix: String, CaseIterable, Sendable {
             if name.hasSuffix(".attn_qkv.weight") { type = self == .q4_K_M ? .q5_K : .q6_K }
         }
         return Self.fallback(type, columns: columns)
-    }
-
-    /// The type written: llama.cpp's, with `substitutions` applied.
-    func type(_ name: String, columns: Int, layer: Int?, layers: Int, tied: Bool) -> GGMLType {
-        let type = llamaCppType(name, columns: columns, layer: layer, layers: layers, tied: tied)
-        return Self.substitutions[type] ?? type
     }
 
     /// llama.cpp's `tensor_type_fallback` for the types these mixes produce: a 256-value block

@@ -54,6 +54,8 @@ enum RandomWeights {
             case .q4_1: (scale, minimum, quantSpread, minimumPerScale) = (0, 2, 4.61, -7.5)
             // d·(q − 16), q on 0…31: sd 9.23.
             case .q5_0: (scale, minimum, quantSpread, minimumPerScale) = (0, nil, 9.23, 0)
+            // d·q + m, q on 0…31: m = −15.5·d centres it.
+            case .q5_1: (scale, minimum, quantSpread, minimumPerScale) = (0, 2, 9.23, -15.5)
             // d·q, q an int8: sd 73.9.
             case .q8_0: (scale, minimum, quantSpread, minimumPerScale) = (0, nil, 73.9, 0)
             // d·s·q − dmin·m with 6-bit s, m (mean 31.5) and q on 0…15 (mean 7.5): dmin = 7.5·d

@@ -6,10 +6,11 @@ import Darwin
 
 /// Where synthetic models are kept: written once, reused by every later run.
 public enum SyntheticCache {
-    /// Bumped whenever the bytes a spec produces change, so stale files are not reused: 2 for
-    /// plans with Q5_K tensors (formerly written as Q6_K), 1 for every other plan.
+    /// Bumped whenever the bytes a spec produces change, so stale files are not reused: 3 for
+    /// plans with Q5_1 tensors (formerly written as Q8_0), 2 for plans with Q5_K tensors (formerly
+    /// Q6_K), 1 for every other plan.
     static func generation(of model: SyntheticModel) -> Int {
-        model.tensors.contains { $0.type == .q5_K } ? 2 : 1
+        model.tensors.contains { $0.type == .q5_1 } ? 3 : model.tensors.contains { $0.type == .q5_K } ? 2 : 1
     }
 
     /// `$XDG_CACHE_HOME/quanta/synthetic`, else `~/.cache/quanta/synthetic`.

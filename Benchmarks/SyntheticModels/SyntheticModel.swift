@@ -42,17 +42,6 @@ public struct SyntheticModel: Sendable {
     /// `shape:mix`, as parsed.
     public var spec: String { "\(shape.name):\(mix.rawValue)" }
 
-    /// Types llama.cpp's mix would write that are replaced here (Quanta cannot run them yet),
-    /// with how many tensors each; empty for most presets.
-    public var substitutions: [(llamaCpp: GGMLType, written: GGMLType, tensors: Int)] {
-        var counts: [GGMLType: Int] = [:]
-        forEachWeight { name, dims, layer in
-            let t = mix.llamaCppType(name, columns: dims[0], layer: layer, layers: shape.layers, tied: shape.tiedOutput)
-            if QuantMix.substitutions[t] != nil { counts[t, default: 0] += 1 }
-        }
-        return counts.keys.sorted { $0.rawValue < $1.rawValue }.map { ($0, QuantMix.substitutions[$0]!, counts[$0]!) }
-    }
-
     /// Every tensor in file order: embedding, per-layer tensors, output norm and head.
     public var tensors: [Tensor] {
         var out: [Tensor] = []

@@ -265,13 +265,9 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
     return 0
 }
 
-/// The cached file of a --synthetic model, written first when missing (progress and any type
-/// substitution on stderr); nil after printing why it could not be written.
+/// The cached file of a --synthetic model, written first when missing (progress on stderr); nil
+/// after printing why it could not be written.
 func materialize(_ model: SyntheticModel, in directory: String) -> String? {
-    for s in model.substitutions {
-        printError("bench: note: \(model.spec): llama.cpp writes \(s.tensors) tensors in \(s.llamaCpp), which Quanta cannot run yet; "
-                   + "written in \(s.written)\n")
-    }
     let path = SyntheticCache.path(of: model, in: directory)
     if access(path, R_OK) != 0 {
         printError("bench: writing \(model.spec) (\(fixed(Double(model.weightBytes) / 1_073_741_824, 2)) GiB) to \(path)\n")

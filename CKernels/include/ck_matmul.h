@@ -26,7 +26,7 @@
 typedef enum {
     CK_WF_F32 = 0, CK_WF_F16, CK_WF_Q4_0, CK_WF_Q4_1, CK_WF_Q5_0, CK_WF_Q8_0, CK_WF_Q4_K, CK_WF_Q6_K,
     CK_WF_MXINT8, CK_WF_MXFP8_E4M3, CK_WF_MXFP8_E5M2, CK_WF_MXFP4, CK_WF_Q5_K, CK_WF_BF16,
-    CK_WF_COUNT
+    CK_WF_Q5_1, CK_WF_COUNT
 } ck_weight_format;
 
 /// How block scales are stored in the weight format.

@@ -298,6 +298,7 @@ PTILES(p_q4_0, P_U4, 1, 0, CK_SC_F16, 2)
 PTILES(p_q4_1, P_U4, 1, 1, CK_SC_F16, 2)
 PTILES(p_q4_K, P_U4, 1, 1, CK_SC_K, 2)
 PTILES(p_q5_0, P_U5, 1, 0, CK_SC_F16, 2)
+PTILES(p_q5_1, P_U5, 1, 1, CK_SC_F16, 2)
 PTILES(p_q5_K, P_U5, 1, 1, CK_SC_K, 2)
 PTILES(p_mxfp4, P_U5, 1, 0, CK_SC_E8, 2)
 PTILES(p_q6_K, P_Q6, 2, 0, CK_SC_K, 2)
@@ -307,7 +308,7 @@ PTILES(p_mxint8, P_S8, 1, 0, CK_SC_F32, 1)
 /// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0, Q5_K, Q6_K, MXFP4:
 /// of their expansion, 512 value bytes per block instead of the stored 320, 384 or 256).
 static int64_t chunk_halves(ck_weight_format f, const ck_format_info *info, int64_t k) {
-    const int64_t expansion = f == CK_WF_Q5_0 || f == CK_WF_Q5_K ? 512 - CK_Q5_0_COMPACT_BYTES
+    const int64_t expansion = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K ? 512 - CK_Q5_0_COMPACT_BYTES
                               : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : f == CK_WF_MXFP4 ? 512 - 256 : 0;
     const int64_t bytes = (k / 32) * (info->repacked_block_bytes + expansion) / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
@@ -337,6 +338,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     case CK_WF_Q4_1: p.t = p_q4_1; p.ht = p_q4_1_ht; break;
     case CK_WF_Q4_K: p.t = p_q4_K; p.ht = p_q4_K_ht; break;
     case CK_WF_Q5_0: p.t = p_q5_0; p.ht = p_q5_0_ht; break;
+    case CK_WF_Q5_1: p.t = p_q5_1; p.ht = p_q5_1_ht; break;
     case CK_WF_Q5_K: p.t = p_q5_K; p.ht = p_q5_K_ht; break;
     case CK_WF_MXFP4: p.t = p_mxfp4; p.ht = p_mxfp4_ht; break;
     case CK_WF_Q6_K: p.t = p_q6_K; p.ht = p_q6_K_ht; break;

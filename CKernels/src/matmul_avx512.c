@@ -240,6 +240,7 @@ TILES(t_q4_1, V_NIBBLES, 1, 1, CK_SC_F16)
 TILES(t_q4_K, V_NIBBLES, 1, 1, CK_SC_K)
 TILES(t_q5_0, V_NIBBLES5, 1, 0, CK_SC_F16)
 TILES(t_q5_K, V_NIBBLES5, 1, 1, CK_SC_K)
+TILES(t_q5_1, V_NIBBLES5, 1, 1, CK_SC_F16)
 TILES(t_q8_0, V_BYTES, 1, 0, CK_SC_F16)
 TILES(t_u8, V_BYTES, 1, 0, CK_SC_F32)     // MXINT8
 TILES(t_mxfp4, V_CODES4, 1, 0, CK_SC_E8)
@@ -284,6 +285,7 @@ T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
     case CK_WF_Q4_K: t = t_q4_K; break;
     case CK_WF_Q5_0: t = t_q5_0; break;
     case CK_WF_Q5_K: t = t_q5_K; break;
+    case CK_WF_Q5_1: t = t_q5_1; break;
     case CK_WF_Q8_0: t = t_q8_0; break;
     case CK_WF_Q6_K: t = t_q6_K; break;
     case CK_WF_MXFP4: t = t_mxfp4; break;

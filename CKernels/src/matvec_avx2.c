@@ -181,6 +181,7 @@ GROUP(g_q4_1, V_U4, 1, 1, CK_SC_F16)
 GROUP(g_q4_K, V_U4, 1, 1, CK_SC_K)
 GROUP(g_q5_K, V_U5C, 1, 1, CK_SC_K)
 GROUP(g_q5_0c, V_U5C, 1, 0, CK_SC_F16)
+GROUP(g_q5_1c, V_U5C, 1, 1, CK_SC_F16)
 GROUP(g_mxfp4, V_C4, 1, 0, CK_SC_E8)
 GROUP(g_q6_K, V_Q6, 2, 0, CK_SC_K)
 GROUP(g_q8_0, V_S8, 1, 0, CK_SC_F16)
@@ -193,6 +194,7 @@ T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     case CK_WF_Q4_1: f = g_q4_1; break;
     case CK_WF_Q4_K: f = g_q4_K; break;
     case CK_WF_Q5_0: f = g_q5_0c; break;
+    case CK_WF_Q5_1: f = g_q5_1c; break;
     case CK_WF_Q5_K: f = g_q5_K; break;
     case CK_WF_MXFP4: f = g_mxfp4; break;
     case CK_WF_Q6_K: f = g_q6_K; break;

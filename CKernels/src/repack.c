@@ -18,6 +18,7 @@ static ck_format_info format_facts(ck_weight_format f) {
     case CK_WF_Q4_0:       return (ck_format_info){32, 18, 1, 1, 1, 0, 8, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_1, 1};
     case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
+    case CK_WF_Q5_1:       return (ck_format_info){32, 24, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_1, 1};
     case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q5_K:       return (ck_format_info){256, 176, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
@@ -40,10 +41,10 @@ static int scale_bytes(const ck_format_info *info) {
 ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
-    const int compact5 = f == CK_WF_Q5_0 || f == CK_WF_Q5_K;
+    const int compact5 = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K;
     info.code4 = info.e8m0_scales = f == CK_WF_MXFP4;
     if (info.int8_path) {
-        // Q5_0 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
+        // Q5_0, Q5_1 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
         info.qs_block_bytes = compact5 ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
         info.repacked_block_bytes = (compact5 ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
                                     (info.kscale_rec ? info.kscale_rec / 8   // a record covers 8 blocks
@@ -96,6 +97,17 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
         }
         dw[0] = ck_fp16_to_fp32(x->d);
         break;
+    }
+    case CK_WF_Q5_1: {   // Q5_0's values with Q4_1's minimum
+        const ck_block_q5_1 *x = (const ck_block_q5_1 *)row + b;
+        uint32_t qh; memcpy(&qh, x->qh, 4);
+        for (int j = 0; j < 16; j++) {
+            u[j] = (uint8_t)((x->qs[j] & 15) | (((qh >> j) & 1) << 4));
+            u[j + 16] = (uint8_t)((x->qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
+        }
+        dw[0] = ck_fp16_to_fp32(x->d);
+        *mw = ck_fp16_to_fp32(x->m);
+        return;
     }
     case CK_WF_Q8_0: {
         const ck_block_q8_0 *x = (const ck_block_q8_0 *)row + b;
@@ -173,7 +185,7 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     const ck_format_info info = ck_weight_format_info(f);
     const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
     *qs_bytes = *dw_bytes = *mw_bytes = *dec_bytes = 0;
-    if (f == CK_WF_Q5_0 || f == CK_WF_Q5_K) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
+    if (f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
     if (info.int8_path) {
         *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // Q5_0: none (see qs_dec)
         const size_t sb = (size_t)scale_bytes(&info);

@@ -100,8 +100,8 @@ import Foundation
         ck_repack_sizes(format.ck, Int64(n), Int64(k), &qs, &dw, &mw, &dec)
         let info = format.info, units = ((n + 15) / 16) * (k / 32)
         #expect(qs == units * Int(info.qs_block_bytes), "\(format)")
-        // Q5_0 and Q5_K have no byte layout, only their compact copy (qs_dec).
-        #expect(dec == (format == .q5_0 || format == .q5_K ? units * Int(CK_Q5_0_COMPACT_BYTES) : 0), "\(format)")
+        // Q5_0, Q5_1 and Q5_K have no byte layout, only their compact copy (qs_dec).
+        #expect(dec == ([.q5_0, .q5_1, .q5_K].contains(format) ? units * Int(CK_Q5_0_COMPACT_BYTES) : 0), "\(format)")
         #expect(qs + dw + mw + dec == units * Int(info.repacked_block_bytes), "\(format)")
     }
 }
