@@ -216,6 +216,9 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
                 let name = options.kvs.count > 1 ? "\(atDepth) kv \(test.kv.rawValue)" : atDepth
                 printError("bench: \(info.name) \(name) t=\(threads): warm-up\n")
                 _ = test.run(threads)
+                // A decode test (its warm-up set the K/V bytes per token) reads the stream rate
+                // right before its runs as well as right after them.
+                let rateBefore = decodeKVBytesPerToken != nil ? Roofline.streamBytesPerSecond(threads: threads) : nil
                 var samples: [Double] = []
                 var theirs: LlamaBench.Result?
                 for r in 0..<options.repetitions {
@@ -223,9 +226,12 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
                     samples.append(test.run(threads))
                 }
                 // Mean K/V bytes per decode token of the last run (set by generate), and the read
-                // rate measured now, beside the runs it is compared with.
-                let roofline = decodeKVBytesPerToken.map {
-                    Roofline.tokensPerSecond(weightBytes: Roofline.weightBytesPerToken(file), kvBytes: $0, threads: threads)
+                // rate: the mean of the rates measured just before and just after the runs it is
+                // compared with (the host's rate drifts by up to 2x within minutes).
+                let roofline = decodeKVBytesPerToken.map { kv -> Double in
+                    let after = Roofline.streamBytesPerSecond(threads: threads)
+                    return Roofline.tokensPerSecond(readRate: rateBefore.map { ($0 + after) / 2 } ?? after,
+                                                    weightBytes: Roofline.weightBytesPerToken(file), kvBytes: kv)
                 }
                 decodeKVBytesPerToken = nil
                 // llama-bench has no batched decode test: tgN x P rows stand alone.

@@ -8,8 +8,9 @@ import GGUF
 enum Roofline {
     /// Median streaming read rate, bytes/s, on `threads` threads, measured now in a child process
     /// (`bench __stream-rate N`) so its buffer does not count in the peak RSS reported for the
-    /// models. Each tg row measures its own, right after its runs, so that it meets the read rate
-    /// of its own moment: the rate drifts by up to 2x within minutes on a shared host.
+    /// models. Each tg row measures its own, right before and right after its runs, so that it
+    /// meets the read rate of its own moment: the rate drifts by up to 2x within minutes on a
+    /// shared host.
     static func streamBytesPerSecond(threads: Int) -> Double {
         let child = Process()
         let output = Pipe()
@@ -49,8 +50,9 @@ enum Roofline {
         return all - embedding.byteCount
     }
 
-    /// Roofline tokens/s for a decode step reading `weightBytes` of weights and `kvBytes` of cache.
-    static func tokensPerSecond(weightBytes: Int, kvBytes: Double, threads: Int) -> Double {
-        streamBytesPerSecond(threads: threads) / (Double(weightBytes) + kvBytes)
+    /// Roofline tokens/s for a decode step reading `weightBytes` of weights and `kvBytes` of
+    /// cache at `readRate` bytes/s.
+    static func tokensPerSecond(readRate: Double, weightBytes: Int, kvBytes: Double) -> Double {
+        readRate / (Double(weightBytes) + kvBytes)
     }
 }
