@@ -32,8 +32,13 @@ typedef enum {
     CK_TYPE_Q5_K = 13,
     CK_TYPE_Q6_K = 14,
     CK_TYPE_Q8_K = 15,
+    CK_TYPE_IQ4_NL = 20,
     CK_TYPE_BF16 = 30,
 } ck_type;
+
+/// IQ4_NL's 16 values, a non-linear int8 codebook indexed by the 4-bit code (ggml-common.h's
+/// kvalues_iq4nl).
+#define CK_IQ4_NL_VALUES -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113
 
 /// y = d * (q - 8), q a 4-bit nibble. Low nibbles are elements 0..15, high nibbles 16..31.
 typedef struct { ck_half d; uint8_t qs[16]; } ck_block_q4_0;
@@ -45,6 +50,8 @@ typedef struct { ck_half d; uint8_t qh[4]; uint8_t qs[16]; } ck_block_q5_0;
 typedef struct { ck_half d; ck_half m; uint8_t qh[4]; uint8_t qs[16]; } ck_block_q5_1;
 /// y = d * q, q signed 8-bit.
 typedef struct { ck_half d; int8_t qs[32]; } ck_block_q8_0;
+/// y = d * CK_IQ4_NL_VALUES[code], codes as Q4_0's nibbles (low: elements 0..15, high: 16..31).
+typedef struct { ck_half d; uint8_t qs[16]; } ck_block_iq4_nl;
 /// Activation-side Q8_0 with s = d * sum(qs), used against formats with a minimum (Q4_1, Q5_1).
 typedef struct { ck_half d; ck_half s; int8_t qs[32]; } ck_block_q8_1;
 /// 8 sub-blocks of 32: y = d*sc[j]*q - dmin*m[j], 6-bit sc/m packed in `scales`.
@@ -63,6 +70,7 @@ _Static_assert(sizeof(ck_block_q4_1) == 20, "q4_1 block size");
 _Static_assert(sizeof(ck_block_q5_0) == 22, "q5_0 block size");
 _Static_assert(sizeof(ck_block_q5_1) == 24, "q5_1 block size");
 _Static_assert(sizeof(ck_block_q8_0) == 34, "q8_0 block size");
+_Static_assert(sizeof(ck_block_iq4_nl) == 18, "iq4_nl block size");
 _Static_assert(sizeof(ck_block_q8_1) == 36, "q8_1 block size");
 _Static_assert(sizeof(ck_block_q4_K) == 144, "q4_K block size");
 _Static_assert(sizeof(ck_block_q5_K) == 176, "q5_K block size");

@@ -154,24 +154,23 @@ typedef void (*items_fn)(const ck_matmul_desc *, const ck_weights *, const ck_ac
     ITEMS(P##_full, HASMIN, SC, 1) ITEMS(P##_part, HASMIN, SC, 0) \
     static const items_fn P[2] = {P##_part, P##_full};
 
-ITEMS_PAIR(i_h, 0, CK_SC_F16)      // Q4_0, Q5_0, Q8_0 (fp16 d)
+ITEMS_PAIR(i_h, 0, CK_SC_F16)      // Q4_0, Q5_0, Q8_0, IQ4_NL (fp16 d)
 ITEMS_PAIR(i_hmin, 1, CK_SC_F16)   // Q4_1, Q5_1 (fp16 d, m)
 ITEMS_PAIR(i_kmin, 1, CK_SC_K)     // Q4_K, Q5_K (d, dmin and codes)
 ITEMS_PAIR(i_f, 0, CK_SC_F32)      // MXINT8
 ITEMS_PAIR(i_e8, 0, CK_SC_E8)      // MXFP4 (ue8m0 codes)
 
-/// CK_MXFP4_U in each 128-bit lane (vpshufb looks up within lanes).
-static const uint8_t mxfp4_u_lanes[64] = {CK_MXFP4_U, CK_MXFP4_U, CK_MXFP4_U, CK_MXFP4_U};
 
 /// Group g's byte layout (nb blocks x 512 bytes) into `out`: 4-bit formats split each packed
-/// quad's nibbles (quad j's low nibbles are quad j, its high nibbles quad 4 + j); MXFP4's codes
-/// then go through CK_MXFP4_U.
+/// quad's nibbles (quad j's low nibbles are quad j, its high nibbles quad 4 + j); the code4
+/// formats' codes (MXFP4, IQ4_NL) then go through their u table (ck_code4_u).
 TAMX static void unpack_group(const ck_weights *w, const ck_format_info *info, int64_t g, int64_t nb, uint8_t *out) {
     if (!info->packed4) {
         for (int64_t b = 0; b < nb; b++) ck_byte_layout_block(w, g, b, out + b * 512);
         return;
     }
-    const __m512i low4 = _mm512_set1_epi8(0x0F), code_u = _mm512_loadu_si512(mxfp4_u_lanes);
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    const __m512i code_u = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)ck_code4_u(w->format)));
     const uint8_t *q = w->qs + g * nb * 256;
     for (int64_t b = 0; b < nb; b++)
         UNROLL for (int j = 0; j < 4; j++) {
@@ -231,7 +230,7 @@ void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     if (n1 > d->n) n1 = d->n;
     const items_fn *fn;
     switch (w->format) {
-    case CK_WF_Q4_0: case CK_WF_Q5_0: case CK_WF_Q8_0: fn = i_h; break;
+    case CK_WF_Q4_0: case CK_WF_Q5_0: case CK_WF_Q8_0: case CK_WF_IQ4_NL: fn = i_h; break;
     case CK_WF_Q4_1: case CK_WF_Q5_1: fn = i_hmin; break;
     case CK_WF_Q4_K: case CK_WF_Q5_K: fn = i_kmin; break;
     case CK_WF_MXINT8: fn = i_f; break;

@@ -96,8 +96,6 @@ T512 INLINE __m512i fifth_bits(__m512i x, const int bit) {
 /// 4-bit codes as nibble pairs (one vpshufb through CK_MXFP4_U per 64 unpacked bytes).
 enum { V_BYTES, V_NIBBLES, V_NIBBLES5, V_NIBBLES6, V_CODES4 };
 
-/// CK_MXFP4_U in each 128-bit lane (vpshufb looks up within lanes).
-static const uint8_t mxfp4_u_lanes[64] = {CK_MXFP4_U, CK_MXFP4_U, CK_MXFP4_U, CK_MXFP4_U};
 
 /// Bits 2j..2j+1 of every byte of a 2-bit plane (Q6_K, ck_weights) moved to bits 4-5 (the
 /// bits above a nibble), masked. 16-bit shifts are fine: for shifts of at most 4 the bits that
@@ -123,7 +121,8 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     const int64_t qb = V == V_NIBBLES || V == V_CODES4 ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : V == V_NIBBLES6 ? CK_Q6_K_PACKED_BYTES : 512;
     const uint8_t *const qbase = V == V_NIBBLES5 ? w->qs_dec : w->qs;
     const __m512i low4 = _mm512_set1_epi8(0x0F);
-    const __m512i code_u = V == V_CODES4 ? _mm512_loadu_si512(mxfp4_u_lanes) : low4;
+    // A code4 format's u table in each 128-bit lane (vpshufb looks up within lanes).
+    const __m512i code_u = V == V_CODES4 ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)ck_code4_u(w->format))) : low4;
     const __m512 vneg = _mm512_set1_ps(negoff);
     __m512 acc[MT_MAX];
     UNROLL for (int r = 0; r < MT; r++) acc[r] = _mm512_setzero_ps();
@@ -244,6 +243,7 @@ TILES(t_q5_1, V_NIBBLES5, 1, 1, CK_SC_F16)
 TILES(t_q8_0, V_BYTES, 1, 0, CK_SC_F16)
 TILES(t_u8, V_BYTES, 1, 0, CK_SC_F32)     // MXINT8
 TILES(t_mxfp4, V_CODES4, 1, 0, CK_SC_E8)
+TILES(t_iq4_nl, V_CODES4, 1, 0, CK_SC_F16)
 TILES(t_q6_K, V_NIBBLES6, 2, 0, CK_SC_K)
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
@@ -289,6 +289,7 @@ T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
     case CK_WF_Q8_0: t = t_q8_0; break;
     case CK_WF_Q6_K: t = t_q6_K; break;
     case CK_WF_MXFP4: t = t_mxfp4; break;
+    case CK_WF_IQ4_NL: t = t_iq4_nl; break;
     default: t = t_u8; break;
     }
     if (n1 > d->n) n1 = d->n;

@@ -52,8 +52,7 @@ static inline void neon_unpack_block(const ck_weights *w, const ck_format_info *
             }
         }
     } else if (info->packed4) {   // quad j's low nibbles are quad j, its high nibbles quad 4 + j
-        static const uint8_t mxfp4_u[16] = {CK_MXFP4_U};
-        const uint8x16_t code_u = vld1q_u8(mxfp4_u);
+        const uint8x16_t code_u = vld1q_u8(ck_code4_u(w->format));
         const uint8_t *q = w->qs + i0 * 256;
         for (int x = 0; x < 16; x++) {
             const uint8x16_t nib = vld1q_u8(q + 16 * x);

@@ -16,11 +16,12 @@
 
 /// Value classes: 4-bit nibbles, Q5_0's compact nibbles + fifth-bit plane,
 /// Q6_K's nibbles + 2-bit planes (two scales per block), 8-bit bytes, MXFP4's 4-bit codes
-/// (nibbles looked up in CK_MXFP4_U, u <= 24).
-enum { V_U4, V_U5C, V_Q6, V_S8, V_C4 };
+/// (nibbles looked up in CK_MXFP4_U, u <= 24), IQ4_NL's 4-bit codes (u <= 241, looked up as
+/// its high and low nibbles, CK_IQ4_NL_U >> 4 and & 15, then as V_S8).
+enum { V_U4, V_U5C, V_Q6, V_S8, V_C4, V_C4W };
 
-/// CK_MXFP4_U in both 128-bit lanes (vpshufb looks up within lanes).
-static const uint8_t mxfp4_u_lanes[32] = {CK_MXFP4_U, CK_MXFP4_U};
+/// A 16-entry table in both 128-bit lanes (vpshufb looks up within lanes).
+T256 INLINE __m256i lanes16(const uint8_t *table) { return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)table)); }
 
 /// Bits 2j..2j+1 of every byte of a 2-bit plane (Q6_K, ck_weights) moved to bits 4-5, masked.
 /// 16-bit shifts are fine: for shifts of at most 4 the bits that land on bits 4-5 come from the
@@ -40,7 +41,7 @@ T256 INLINE void prefetch_range(const uint8_t *p, int bytes) {
 T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g, int nvalid, int accumulate,
                        float negoff, const int V, const int NSC, const int HASMIN, const int SC) {
     const int64_t nb = w->k / 32;
-    const int qb = V == V_U4 || V == V_C4 ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : V == V_Q6 ? CK_Q6_K_PACKED_BYTES : 512;   // per block and group
+    const int qb = V == V_U4 || V == V_C4 || V == V_C4W ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : V == V_Q6 ? CK_Q6_K_PACKED_BYTES : 512;   // per block and group
     const int64_t dwb = ck_dw_block_bytes(NSC, SC), mwb = ck_mw_block_bytes(HASMIN, SC);
     const uint8_t *q = (V == V_U5C ? w->qs_dec : w->qs) + g * nb * qb;
     const uint8_t *dwp = (const uint8_t *)w->dw + g * nb * dwb;
@@ -75,7 +76,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
             dot0[0] = dot0[1] = _mm256_setzero_si256();
             __m256i x[2] = {low4, low4};
             if (V == V_U5C) x[0] = _mm256_loadu_si256((const __m256i *)(q + 256)), x[1] = _mm256_loadu_si256((const __m256i *)(q + 288));
-            const __m256i code_u = _mm256_loadu_si256((const __m256i *)mxfp4_u_lanes);
+            const __m256i code_u = lanes16(ck_code4_u(w->format));
             UNROLL for (int j = 0; j < 4; j++) {
                 const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
@@ -122,6 +123,27 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                     }
                 }
             }
+        } else if (V == V_C4W) {
+            // IQ4_NL: each code's u = 16*hi + lo, both parts looked up (<= 15), two 4-bit dots as
+            // V_S8's: quad j's low codes are elements 4j.., its high codes 16 + 4j...
+            static const uint8_t u_hi[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 13, 15};
+            static const uint8_t u_lo[16] = {1, 8, 13, 15, 15, 13, 10, 6, 1, 13, 9, 6, 5, 5, 9, 1};
+            const __m256i th = lanes16(u_hi), tl = lanes16(u_lo);
+            __m256i plo[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            __m256i phi[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
+                UNROLL for (int s = 0; s < 2; s++) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
+                    const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+                    plo[s] = _mm256_add_epi16(plo[s], _mm256_maddubs_epi16(_mm256_shuffle_epi8(tl, lo), alo));
+                    plo[s] = _mm256_add_epi16(plo[s], _mm256_maddubs_epi16(_mm256_shuffle_epi8(tl, hi), ahi));
+                    phi[s] = _mm256_add_epi16(phi[s], _mm256_maddubs_epi16(_mm256_shuffle_epi8(th, lo), alo));
+                    phi[s] = _mm256_add_epi16(phi[s], _mm256_maddubs_epi16(_mm256_shuffle_epi8(th, hi), ahi));
+                }
+            }
+            UNROLL for (int s = 0; s < 2; s++)
+                dot0[s] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[s], ones), 4), _mm256_madd_epi16(plo[s], ones));
         } else {
             // V_S8: u = 16*hi + lo with nibbles <= 15: two 4-bit dots, each fits one i16 partial.
             __m256i plo[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
@@ -183,6 +205,7 @@ GROUP(g_q5_K, V_U5C, 1, 1, CK_SC_K)
 GROUP(g_q5_0c, V_U5C, 1, 0, CK_SC_F16)
 GROUP(g_q5_1c, V_U5C, 1, 1, CK_SC_F16)
 GROUP(g_mxfp4, V_C4, 1, 0, CK_SC_E8)
+GROUP(g_iq4_nl, V_C4W, 1, 0, CK_SC_F16)
 GROUP(g_q6_K, V_Q6, 2, 0, CK_SC_K)
 GROUP(g_q8_0, V_S8, 1, 0, CK_SC_F16)
 GROUP(g_mxint8, V_S8, 1, 0, CK_SC_F32)
@@ -197,6 +220,7 @@ T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     case CK_WF_Q5_1: f = g_q5_1c; break;
     case CK_WF_Q5_K: f = g_q5_K; break;
     case CK_WF_MXFP4: f = g_mxfp4; break;
+    case CK_WF_IQ4_NL: f = g_iq4_nl; break;
     case CK_WF_Q6_K: f = g_q6_K; break;
     case CK_WF_Q8_0: f = g_q8_0; break;
     case CK_WF_MXINT8: f = g_mxint8; break;

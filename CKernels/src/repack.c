@@ -19,6 +19,8 @@ static ck_format_info format_facts(ck_weight_format f) {
     case CK_WF_Q4_1:       return (ck_format_info){32, 20, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_1, 1};
     case CK_WF_Q5_0:       return (ck_format_info){32, 22, 1, 0, 1, 0, 16, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q5_1:       return (ck_format_info){32, 24, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_1, 1};
+    // IQ4_NL's int8 values plus 128 are u <= 241 (CK_IQ4_NL_U): repacked as its 4-bit codes.
+    case CK_WF_IQ4_NL:     return (ck_format_info){32, 18, 1, 1, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q5_K:       return (ck_format_info){256, 176, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
@@ -42,7 +44,8 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
     const int compact5 = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K;
-    info.code4 = info.e8m0_scales = f == CK_WF_MXFP4;
+    info.code4 = f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL;
+    info.e8m0_scales = f == CK_WF_MXFP4;
     if (info.int8_path) {
         // Q5_0, Q5_1 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
         info.qs_block_bytes = compact5 ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
@@ -56,6 +59,11 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
         info.qs_block_bytes = info.repacked_block_bytes = 32 * CK_R * 2;   // the halves, no scales
     }
     return info;
+}
+
+const uint8_t *ck_code4_u(ck_weight_format f) {
+    static const uint8_t mxfp4[16] = {CK_MXFP4_U}, iq4_nl[16] = {CK_IQ4_NL_U};
+    return f == CK_WF_IQ4_NL ? iq4_nl : mxfp4;
 }
 
 /// 6-bit scale and min of sub-block j (0..7) of a Q4_K super-block.
@@ -108,6 +116,13 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
         dw[0] = ck_fp16_to_fp32(x->d);
         *mw = ck_fp16_to_fp32(x->m);
         return;
+    }
+    case CK_WF_IQ4_NL: {
+        static const uint8_t code_u[16] = {CK_IQ4_NL_U};
+        const ck_block_iq4_nl *x = (const ck_block_iq4_nl *)row + b;
+        for (int j = 0; j < 16; j++) { u[j] = code_u[x->qs[j] & 15]; u[j + 16] = code_u[x->qs[j] >> 4]; }
+        dw[0] = ck_fp16_to_fp32(x->d);
+        break;
     }
     case CK_WF_Q8_0: {
         const ck_block_q8_0 *x = (const ck_block_q8_0 *)row + b;
@@ -242,10 +257,15 @@ static int pack_direct(ck_weight_format f, const uint8_t *raw_row, int64_t b, ui
     const uint8_t *a;
     int high;          // the values' low four bits are the stored bytes' high nibbles
     switch (f) {
-    case CK_WF_Q4_0: case CK_WF_Q4_1: {   // u[e] | u[16+e] << 4 is the stored byte qs[e]
+    case CK_WF_Q4_0: case CK_WF_Q4_1: case CK_WF_IQ4_NL: {   // u[e] | u[16+e] << 4 (IQ4_NL: codes) is the stored byte qs[e]
         const uint8_t *qs;
         d[1] = 0.0f;
-        if (f == CK_WF_Q4_0) {
+        if (f == CK_WF_IQ4_NL) {
+            const ck_block_iq4_nl *x = (const ck_block_iq4_nl *)raw_row + b;
+            qs = x->qs;
+            d[0] = ck_fp16_to_fp32(x->d);
+            *m = d[0] * -128.0f;
+        } else if (f == CK_WF_Q4_0) {
             const ck_block_q4_0 *x = (const ck_block_q4_0 *)raw_row + b;
             qs = x->qs;
             d[0] = ck_fp16_to_fp32(x->d);
@@ -432,8 +452,8 @@ void ck_byte_layout_block(const ck_weights *w, int64_t g, int64_t b, uint8_t out
     }
     if (w->qs && !info.packed4) { memcpy(out, w->qs + i0 * 512, 512); return; }
     if (w->qs) {   // packed4: quad j's low nibbles are quad j, its high nibbles quad 4 + j
-        static const uint8_t mxfp4_u[16] = {CK_MXFP4_U}, identity[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-        const uint8_t *u = info.code4 ? mxfp4_u : identity;
+        static const uint8_t identity[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        const uint8_t *u = info.code4 ? ck_code4_u(w->format) : identity;
         const uint8_t *q = w->qs + i0 * 256;
         for (int j = 0; j < 4; j++)
             for (int x = 0; x < 64; x++) {
