@@ -61,6 +61,7 @@ func benchBlocks(_ format: WeightFormat, n: Int, k: Int) -> [UInt8] {
         let o = b * bb
         switch format {
         case .q4_0, .q5_0, .q8_0, .iq4_nl: half(o, 0.004)
+        case .iq4_xs: half(o, 0.0003)
         case .q4_1: half(o, 0.004); half(o + 2, -0.03)
         case .q5_1: half(o, 0.004); half(o + 2, -0.06)
         case .q4_K, .q5_K: half(o, 0.0003); half(o + 2, 0.0002)
@@ -143,7 +144,7 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
         KernelShape(model: "qwen2.5-1.5b", name: "ffn_gate/up", n: 8960, k: 1536, formats: [.q4_K, .q5_K, .q6_K]),
         KernelShape(model: "qwen2.5-1.5b", name: "ffn_down", n: 1536, k: 8960, formats: [.q4_K, .q6_K]),
     ]
-    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .iq4_nl, .q4_K, .q5_K, .q6_K, .f16, .bf16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
+    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .iq4_nl, .iq4_xs, .q4_K, .q5_K, .q6_K, .f16, .bf16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
     if all {
         shapes = shapes.map { s in KernelShape(model: s.model, name: s.name, n: s.n, k: s.k, formats: everything.filter { s.k % $0.blockSize == 0 }) }
     }

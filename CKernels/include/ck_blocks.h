@@ -33,6 +33,7 @@ typedef enum {
     CK_TYPE_Q6_K = 14,
     CK_TYPE_Q8_K = 15,
     CK_TYPE_IQ4_NL = 20,
+    CK_TYPE_IQ4_XS = 23,
     CK_TYPE_BF16 = 30,
 } ck_type;
 
@@ -52,6 +53,10 @@ typedef struct { ck_half d; ck_half m; uint8_t qh[4]; uint8_t qs[16]; } ck_block
 typedef struct { ck_half d; int8_t qs[32]; } ck_block_q8_0;
 /// y = d * CK_IQ4_NL_VALUES[code], codes as Q4_0's nibbles (low: elements 0..15, high: 16..31).
 typedef struct { ck_half d; uint8_t qs[16]; } ck_block_iq4_nl;
+/// 8 sub-blocks of 32: y = d * (ls[j] - 32) * CK_IQ4_NL_VALUES[code], a 6-bit ls[j] split over
+/// scales_l (4 bits, two per byte) and scales_h (2 bits each); sub-block j's codes are
+/// qs[16j..16j+15], laid out as IQ4_NL's.
+typedef struct { ck_half d; uint16_t scales_h; uint8_t scales_l[CK_QK_K / 64]; uint8_t qs[CK_QK_K / 2]; } ck_block_iq4_xs;
 /// Activation-side Q8_0 with s = d * sum(qs), used against formats with a minimum (Q4_1, Q5_1).
 typedef struct { ck_half d; ck_half s; int8_t qs[32]; } ck_block_q8_1;
 /// 8 sub-blocks of 32: y = d*sc[j]*q - dmin*m[j], 6-bit sc/m packed in `scales`.
@@ -71,6 +76,12 @@ _Static_assert(sizeof(ck_block_q5_0) == 22, "q5_0 block size");
 _Static_assert(sizeof(ck_block_q5_1) == 24, "q5_1 block size");
 _Static_assert(sizeof(ck_block_q8_0) == 34, "q8_0 block size");
 _Static_assert(sizeof(ck_block_iq4_nl) == 18, "iq4_nl block size");
+_Static_assert(sizeof(ck_block_iq4_xs) == 136, "iq4_xs block size");
+
+/// The 6-bit scale code of sub-block j (0..7) of an IQ4_XS block (its scale is d * (code - 32)).
+static inline int ck_iq4_xs_scale(const ck_block_iq4_xs *x, int j) {
+    return ((x->scales_l[j / 2] >> (4 * (j % 2))) & 15) | (((x->scales_h >> (2 * j)) & 3) << 4);
+}
 _Static_assert(sizeof(ck_block_q8_1) == 36, "q8_1 block size");
 _Static_assert(sizeof(ck_block_q4_K) == 144, "q4_K block size");
 _Static_assert(sizeof(ck_block_q5_K) == 176, "q5_K block size");

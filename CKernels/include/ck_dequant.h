@@ -27,6 +27,7 @@ void ck_dequantize_row_q4_K(const ck_block_q4_K *x, float *y, int64_t n);
 void ck_dequantize_row_q5_K(const ck_block_q5_K *x, float *y, int64_t n);
 void ck_dequantize_row_q6_K(const ck_block_q6_K *x, float *y, int64_t n);
 void ck_dequantize_row_iq4_nl(const ck_block_iq4_nl *x, float *y, int64_t n);
+void ck_dequantize_row_iq4_xs(const ck_block_iq4_xs *x, float *y, int64_t n);
 
 /// Dequantizes `n` elements of any supported type. Returns 0 on success, -1 for an unsupported
 /// type or an `n` that is not a whole number of blocks (nothing is written then).

@@ -26,7 +26,7 @@
 typedef enum {
     CK_WF_F32 = 0, CK_WF_F16, CK_WF_Q4_0, CK_WF_Q4_1, CK_WF_Q5_0, CK_WF_Q8_0, CK_WF_Q4_K, CK_WF_Q6_K,
     CK_WF_MXINT8, CK_WF_MXFP8_E4M3, CK_WF_MXFP8_E5M2, CK_WF_MXFP4, CK_WF_Q5_K, CK_WF_BF16,
-    CK_WF_Q5_1, CK_WF_IQ4_NL, CK_WF_COUNT
+    CK_WF_Q5_1, CK_WF_IQ4_NL, CK_WF_IQ4_XS, CK_WF_COUNT
 } ck_weight_format;
 
 /// How block scales are stored in the weight format.
@@ -68,7 +68,7 @@ typedef struct {
     int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
     int kscale_rec;      ///< K-quants (Q4_K, Q6_K): bytes of one scale record in dw (see
                          ///< ck_weights), else 0
-    int code4;           ///< packed4 holds 4-bit codes that ck_code4_u maps to u (MXFP4, IQ4_NL), not u
+    int code4;           ///< packed4 holds 4-bit codes that ck_code4_u maps to u (MXFP4, IQ4_NL, IQ4_XS), not u
     int e8m0_scales;     ///< dw holds the stored ue8m0 codes, one byte per row and block (MXFP4)
     int64_t qs_block_bytes;       ///< repacked value bytes (qs) per 16-row group and 32-block: 256
                                   ///< (packed4), 512 (byte layout, MXFP8 codes), else 0 (also
@@ -98,7 +98,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 #define CK_MXFP4_U 12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0
 /// IQ4_NL's values plus 128 (CK_IQ4_NL_VALUES), the u its 4-bit codes stand for (offset 128).
 #define CK_IQ4_NL_U 1, 24, 45, 63, 79, 93, 106, 118, 129, 141, 153, 166, 181, 197, 217, 241
-/// The 16 u of a code4 format's codes (MXFP4 or IQ4_NL), for vpshufb / TBL lookups.
+/// The 16 u of a code4 format's codes (MXFP4, IQ4_NL, IQ4_XS), for vpshufb / TBL lookups.
 const uint8_t *ck_code4_u(ck_weight_format f);
 
 /// How far ahead of its loads a decode (M = 1) kernel prefetches the weight stream, in bytes

@@ -13,7 +13,7 @@ int64_t ck_type_block_size(ck_type type) {
     case CK_TYPE_F32: case CK_TYPE_F16: case CK_TYPE_BF16: return 1;
     case CK_TYPE_Q4_0: case CK_TYPE_Q4_1: case CK_TYPE_Q5_0: case CK_TYPE_Q5_1:
     case CK_TYPE_Q8_0: case CK_TYPE_Q8_1: case CK_TYPE_IQ4_NL: return CK_QK32;
-    case CK_TYPE_Q4_K: case CK_TYPE_Q5_K: case CK_TYPE_Q6_K: case CK_TYPE_Q8_K: return CK_QK_K;
+    case CK_TYPE_Q4_K: case CK_TYPE_Q5_K: case CK_TYPE_Q6_K: case CK_TYPE_Q8_K: case CK_TYPE_IQ4_XS: return CK_QK_K;
     }
     return 0;
 }
@@ -29,6 +29,7 @@ int64_t ck_type_block_bytes(ck_type type) {
     case CK_TYPE_Q8_0: return sizeof(ck_block_q8_0);
     case CK_TYPE_Q8_1: return sizeof(ck_block_q8_1);
     case CK_TYPE_IQ4_NL: return sizeof(ck_block_iq4_nl);
+    case CK_TYPE_IQ4_XS: return sizeof(ck_block_iq4_xs);
     case CK_TYPE_Q4_K: return sizeof(ck_block_q4_K);
     case CK_TYPE_Q5_K: return sizeof(ck_block_q5_K);
     case CK_TYPE_Q6_K: return sizeof(ck_block_q6_K);
@@ -178,6 +179,21 @@ void ck_dequantize_row_iq4_nl(const ck_block_iq4_nl *x, float *y, int64_t n) {
     }
 }
 
+void ck_dequantize_row_iq4_xs(const ck_block_iq4_xs *x, float *y, int64_t n) {
+    static const int8_t values[16] = {CK_IQ4_NL_VALUES};
+    for (int64_t b = 0; b < n / CK_QK_K; b++) {
+        const float d = ck_fp16_to_fp32(x[b].d);
+        for (int j = 0; j < 8; j++, y += 32) {
+            const float dl = d * (float)(ck_iq4_xs_scale(&x[b], j) - 32);
+            const uint8_t *qs = x[b].qs + 16 * j;
+            for (int l = 0; l < 16; l++) {
+                y[l] = dl * (float)values[qs[l] & 15];
+                y[l + 16] = dl * (float)values[qs[l] >> 4];
+            }
+        }
+    }
+}
+
 int ck_dequantize_row(ck_type type, const void *x, float *y, int64_t n) {
     const int64_t bs = ck_type_block_size(type);
     if (bs == 0 || n < 0 || n % bs != 0) return -1;
@@ -194,6 +210,7 @@ int ck_dequantize_row(ck_type type, const void *x, float *y, int64_t n) {
     case CK_TYPE_Q5_K: ck_dequantize_row_q5_K(x, y, n); return 0;
     case CK_TYPE_Q6_K: ck_dequantize_row_q6_K(x, y, n); return 0;
     case CK_TYPE_IQ4_NL: ck_dequantize_row_iq4_nl(x, y, n); return 0;
+    case CK_TYPE_IQ4_XS: ck_dequantize_row_iq4_xs(x, y, n); return 0;
     default: return -1;
     }
 }

@@ -29,7 +29,7 @@ enum {
     P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial
     P_U5 = 1,   ///< bytes <= 31 (Q5_0, Q5_K and MXFP4 expanded from their 4/5-bit layouts): flush every 4 quads
     P_Q6 = 2,   ///< bytes <= 63 (Q6_K): flush every 2 quads, two dots (one per 16 elements)
-    P_S8 = 3,   ///< bytes <= 255 (Q8_0, MXINT8, IQ4_NL expanded from its codes): split into two nibble dots
+    P_S8 = 3,   ///< bytes <= 255 (Q8_0, MXINT8, IQ4_NL and IQ4_XS expanded from their codes): split into two nibble dots
 };
 
 /// Scheduling pin at the end of each quad: the weight and activation pointers pass through an
@@ -304,13 +304,14 @@ PTILES(p_mxfp4, P_U5, 1, 0, CK_SC_E8, 2)
 PTILES(p_q6_K, P_Q6, 2, 0, CK_SC_K, 2)
 PTILES(p_q8_0, P_S8, 1, 0, CK_SC_F16, 1)
 PTILES(p_iq4_nl, P_S8, 1, 0, CK_SC_F16, 1)   // expanded to its u bytes (<= 241), as Q8_0's
+PTILES(p_iq4_xs, P_S8, 1, 0, CK_SC_F32, 1)
 PTILES(p_mxint8, P_S8, 1, 0, CK_SC_F32, 1)
 
 /// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0, Q5_K, Q6_K, MXFP4:
 /// of their expansion, 512 value bytes per block instead of the stored 320, 384 or 256).
 static int64_t chunk_halves(ck_weight_format f, const ck_format_info *info, int64_t k) {
     const int64_t expansion = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K ? 512 - CK_Q5_0_COMPACT_BYTES
-                              : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL ? 512 - 256 : 0;
+                              : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS ? 512 - 256 : 0;
     const int64_t bytes = (k / 32) * (info->repacked_block_bytes + expansion) / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
     return c < 2 ? 2 : c;
@@ -345,6 +346,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     case CK_WF_Q6_K: p.t = p_q6_K; p.ht = p_q6_K_ht; break;
     case CK_WF_Q8_0: p.t = p_q8_0; p.ht = p_q8_0_ht; break;
     case CK_WF_IQ4_NL: p.t = p_iq4_nl; p.ht = p_iq4_nl_ht; break;
+    case CK_WF_IQ4_XS: p.t = p_iq4_xs; p.ht = p_iq4_xs_ht; break;
     default: p.t = p_mxint8; p.ht = p_mxint8_ht; break;
     }
     p.c = (pctx){w->qs, 0, w->dw, w->mw, a->meta, a->q, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off),
@@ -361,7 +363,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     return p;
 }
 
-/// The calling thread's Q5_0, Q5_1, Q5_K, Q6_K, MXFP4 or IQ4_NL byte-layout copy of the chunk of halves [c0, c1) (c0 even), made
+/// The calling thread's Q5_0, Q5_1, Q5_K, Q6_K, MXFP4 or IQ4 byte-layout copy of the chunk of halves [c0, c1) (c0 even), made
 /// unless this thread expanded that chunk last, in this call (threads take consecutive units,
 /// which mostly share a chunk; another call may have other weights at the same address); NULL
 /// when the buffer cannot be allocated.
@@ -372,7 +374,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
     if (!buf) return NULL;
     if (last_call != p->call || last_c0 != c0 || last_c1 != c1) {
         if (p->w->format == CK_WF_Q6_K) expand_q6_K(p->w->qs + g0 * nb * CK_Q6_K_PACKED_BYTES, buf, (g1 - g0) * nb);
-        else if (p->w->format == CK_WF_MXFP4 || p->w->format == CK_WF_IQ4_NL)
+        else if (ck_weight_format_info(p->w->format).code4)
             expand_codes4(p->w->qs + g0 * nb * 256, ck_code4_u(p->w->format), buf, (g1 - g0) * nb);
         else expand_q5_0(p->w->qs_dec + g0 * nb * CK_Q5_0_COMPACT_BYTES, buf, (g1 - g0) * nb);
         last_call = p->call;
@@ -385,7 +387,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
 /// Halves [c0, c1) (one L2 chunk at most) x activation rows [m0, m1): 4-row tiles, then the halves.
 static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_t m1) {
     pctx c = p->c;
-    if (p->w->qs_dec || p->w->format == CK_WF_Q6_K || p->w->format == CK_WF_MXFP4 || p->w->format == CK_WF_IQ4_NL) {   // Q5_0, Q5_1, Q5_K, Q6_K, MXFP4, IQ4_NL
+    if (p->w->qs_dec || p->w->format == CK_WF_Q6_K || ck_weight_format_info(p->w->format).code4) {   // Q5_0, Q5_1, Q5_K, Q6_K, MXFP4, IQ4
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
         if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};

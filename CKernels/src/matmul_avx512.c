@@ -244,6 +244,7 @@ TILES(t_q8_0, V_BYTES, 1, 0, CK_SC_F16)
 TILES(t_u8, V_BYTES, 1, 0, CK_SC_F32)     // MXINT8
 TILES(t_mxfp4, V_CODES4, 1, 0, CK_SC_E8)
 TILES(t_iq4_nl, V_CODES4, 1, 0, CK_SC_F16)
+TILES(t_iq4_xs, V_CODES4, 1, 0, CK_SC_F32)
 TILES(t_q6_K, V_NIBBLES6, 2, 0, CK_SC_K)
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
@@ -290,6 +291,7 @@ T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
     case CK_WF_Q6_K: t = t_q6_K; break;
     case CK_WF_MXFP4: t = t_mxfp4; break;
     case CK_WF_IQ4_NL: t = t_iq4_nl; break;
+    case CK_WF_IQ4_XS: t = t_iq4_xs; break;
     default: t = t_u8; break;
     }
     if (n1 > d->n) n1 = d->n;

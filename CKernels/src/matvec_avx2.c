@@ -16,7 +16,7 @@
 
 /// Value classes: 4-bit nibbles, Q5_0's compact nibbles + fifth-bit plane,
 /// Q6_K's nibbles + 2-bit planes (two scales per block), 8-bit bytes, MXFP4's 4-bit codes
-/// (nibbles looked up in CK_MXFP4_U, u <= 24), IQ4_NL's 4-bit codes (u <= 241, looked up as
+/// (nibbles looked up in CK_MXFP4_U, u <= 24), IQ4_NL's and IQ4_XS's 4-bit codes (u <= 241, looked up as
 /// its high and low nibbles, CK_IQ4_NL_U >> 4 and & 15, then as V_S8).
 enum { V_U4, V_U5C, V_Q6, V_S8, V_C4, V_C4W };
 
@@ -206,6 +206,7 @@ GROUP(g_q5_0c, V_U5C, 1, 0, CK_SC_F16)
 GROUP(g_q5_1c, V_U5C, 1, 1, CK_SC_F16)
 GROUP(g_mxfp4, V_C4, 1, 0, CK_SC_E8)
 GROUP(g_iq4_nl, V_C4W, 1, 0, CK_SC_F16)
+GROUP(g_iq4_xs, V_C4W, 1, 0, CK_SC_F32)
 GROUP(g_q6_K, V_Q6, 2, 0, CK_SC_K)
 GROUP(g_q8_0, V_S8, 1, 0, CK_SC_F16)
 GROUP(g_mxint8, V_S8, 1, 0, CK_SC_F32)
@@ -221,6 +222,7 @@ T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     case CK_WF_Q5_K: f = g_q5_K; break;
     case CK_WF_MXFP4: f = g_mxfp4; break;
     case CK_WF_IQ4_NL: f = g_iq4_nl; break;
+    case CK_WF_IQ4_XS: f = g_iq4_xs; break;
     case CK_WF_Q6_K: f = g_q6_K; break;
     case CK_WF_Q8_0: f = g_q8_0; break;
     case CK_WF_MXINT8: f = g_mxint8; break;

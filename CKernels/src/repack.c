@@ -21,6 +21,9 @@ static ck_format_info format_facts(ck_weight_format f) {
     case CK_WF_Q5_1:       return (ck_format_info){32, 24, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_1, 1};
     // IQ4_NL's int8 values plus 128 are u <= 241 (CK_IQ4_NL_U): repacked as its 4-bit codes.
     case CK_WF_IQ4_NL:     return (ck_format_info){32, 18, 1, 1, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
+    // IQ4_XS: IQ4_NL's codes per 32 under d * (ls - 32), kept as an fp32 plane (exact: an 11-bit
+    // significand times a 6-bit integer); llama.cpp pairs it with Q8_K.
+    case CK_WF_IQ4_XS:     return (ck_format_info){256, 136, 1, 1, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q8_0:       return (ck_format_info){32, 34, 1, 0, 1, 0, 128, CK_SCALE_FP16, CK_ACT_Q8_0, 1};
     case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q5_K:       return (ck_format_info){256, 176, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
@@ -44,7 +47,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
     const int compact5 = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K;
-    info.code4 = f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL;
+    info.code4 = f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS;
     info.e8m0_scales = f == CK_WF_MXFP4;
     if (info.int8_path) {
         // Q5_0, Q5_1 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
@@ -63,7 +66,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
 
 const uint8_t *ck_code4_u(ck_weight_format f) {
     static const uint8_t mxfp4[16] = {CK_MXFP4_U}, iq4_nl[16] = {CK_IQ4_NL_U};
-    return f == CK_WF_IQ4_NL ? iq4_nl : mxfp4;
+    return f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS ? iq4_nl : mxfp4;
 }
 
 /// 6-bit scale and min of sub-block j (0..7) of a Q4_K super-block.
@@ -117,11 +120,19 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
         *mw = ck_fp16_to_fp32(x->m);
         return;
     }
-    case CK_WF_IQ4_NL: {
+    case CK_WF_IQ4_NL: case CK_WF_IQ4_XS: {
         static const uint8_t code_u[16] = {CK_IQ4_NL_U};
-        const ck_block_iq4_nl *x = (const ck_block_iq4_nl *)row + b;
-        for (int j = 0; j < 16; j++) { u[j] = code_u[x->qs[j] & 15]; u[j + 16] = code_u[x->qs[j] >> 4]; }
-        dw[0] = ck_fp16_to_fp32(x->d);
+        const uint8_t *qs;
+        if (f == CK_WF_IQ4_NL) {
+            const ck_block_iq4_nl *x = (const ck_block_iq4_nl *)row + b;
+            qs = x->qs;
+            dw[0] = ck_fp16_to_fp32(x->d);
+        } else {   // sub-block b % 8 of super-block b / 8
+            const ck_block_iq4_xs *x = (const ck_block_iq4_xs *)row + b / 8;
+            qs = x->qs + 16 * (b % 8);
+            dw[0] = ck_fp16_to_fp32(x->d) * (float)(ck_iq4_xs_scale(x, (int)(b % 8)) - 32);
+        }
+        for (int j = 0; j < 16; j++) { u[j] = code_u[qs[j] & 15]; u[j + 16] = code_u[qs[j] >> 4]; }
         break;
     }
     case CK_WF_Q8_0: {
@@ -257,13 +268,18 @@ static int pack_direct(ck_weight_format f, const uint8_t *raw_row, int64_t b, ui
     const uint8_t *a;
     int high;          // the values' low four bits are the stored bytes' high nibbles
     switch (f) {
-    case CK_WF_Q4_0: case CK_WF_Q4_1: case CK_WF_IQ4_NL: {   // u[e] | u[16+e] << 4 (IQ4_NL: codes) is the stored byte qs[e]
+    case CK_WF_Q4_0: case CK_WF_Q4_1: case CK_WF_IQ4_NL: case CK_WF_IQ4_XS: {   // u[e] | u[16+e] << 4 (IQ4: codes) is the stored byte qs[e]
         const uint8_t *qs;
         d[1] = 0.0f;
         if (f == CK_WF_IQ4_NL) {
             const ck_block_iq4_nl *x = (const ck_block_iq4_nl *)raw_row + b;
             qs = x->qs;
             d[0] = ck_fp16_to_fp32(x->d);
+            *m = d[0] * -128.0f;
+        } else if (f == CK_WF_IQ4_XS) {
+            const ck_block_iq4_xs *x = (const ck_block_iq4_xs *)raw_row + b / 8;
+            qs = x->qs + 16 * j;
+            d[0] = ck_fp16_to_fp32(x->d) * (float)(ck_iq4_xs_scale(x, j) - 32);
             *m = d[0] * -128.0f;
         } else if (f == CK_WF_Q4_0) {
             const ck_block_q4_0 *x = (const ck_block_q4_0 *)raw_row + b;

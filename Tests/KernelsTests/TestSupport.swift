@@ -38,6 +38,7 @@ func randomBlocks(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) -> [UInt
         let d = 0.002 + 0.01 * rng.uniform()
         switch format {
         case .q4_0, .q5_0, .q8_0, .iq4_nl: putHalf(&bytes, o, d)
+        case .iq4_xs: putHalf(&bytes, o, d / 16)
         case .q4_1: putHalf(&bytes, o, d); putHalf(&bytes, o + 2, -8 * d * rng.uniform())
         case .q5_1: putHalf(&bytes, o, d); putHalf(&bytes, o + 2, -16 * d * rng.uniform())
         case .q4_K, .q5_K: putHalf(&bytes, o, d / 16); putHalf(&bytes, o + 2, d / 32)
@@ -54,7 +55,7 @@ func randomBlocks(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) -> [UInt
 /// quantized Gaussians for MX / F32 / F16.
 func randomWeights(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) throws -> WeightMatrix {
     switch format {
-    case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q4_K, .q5_K, .q6_K, .iq4_nl:
+    case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q4_K, .q5_K, .q6_K, .iq4_nl, .iq4_xs:
         let blocks = randomBlocks(format, n: n, k: k, seed: seed)
         return try blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
     default:

@@ -5,7 +5,7 @@
     python3 Tests/EngineTests/Fixtures/make_fixtures.py Models/
 
 For every tensor type present in the two real models it takes the first rows of one real tensor;
-for the types our models do not contain (Q4_0, Q5_1, Q5_K, F16, BF16, IQ4_NL) it builds random blocks
+for the types our models do not contain (Q4_0, Q5_1, Q5_K, F16, BF16, IQ4_NL, IQ4_XS) it builds random blocks
 with finite fp16 scales. Each case is written as `<name>.q` (raw GGUF bytes) and `<name>.f32`
 (what `gguf.quants.dequantize` returns, little-endian float32), indexed in `dequant.json`.
 The Swift tests compare our C reference dequantizers against these bit for bit.
@@ -57,7 +57,7 @@ def finite_fp16(rng, n):
 def synthetic_cases(index):
     rng = np.random.default_rng(1234)
     row_length = 512
-    for qtype in (T.Q4_0, T.Q5_1, T.Q5_K, T.F16, T.BF16, T.IQ4_NL):
+    for qtype in (T.Q4_0, T.Q5_1, T.Q5_K, T.F16, T.BF16, T.IQ4_NL, T.IQ4_XS):
         block, size = GGML_QUANT_SIZES[qtype]
         nblocks = ROWS * row_length // block
         raw = rng.integers(0, 256, size=(nblocks, size), dtype=np.uint8)
@@ -69,7 +69,7 @@ def synthetic_cases(index):
             raw = bits.view(np.uint8).reshape(nblocks, size)
         else:
             # fp16 scales (d, and m/dmin where present) lead each of these blocks.
-            nscales = 1 if qtype in (T.Q4_0, T.IQ4_NL) else 2
+            nscales = 1 if qtype in (T.Q4_0, T.IQ4_NL, T.IQ4_XS) else 2
             raw[:, : 2 * nscales] = finite_fp16(rng, nblocks * nscales).view(np.uint8).reshape(nblocks, 2 * nscales)
         write_case(index, f"synthetic-{qtype.name.lower()}", qtype, raw.reshape(-1), row_length, ROWS, "random blocks")
 
