@@ -9,6 +9,8 @@ public enum QuantMix: String, CaseIterable, Sendable {
     /// Every matrix in binary16 or bfloat16, as llama.cpp's converter writes an unquantized model
     /// (`--outtype f16`, `--outtype bf16`).
     case f16, bf16
+    /// IQ4_XS, as llama-quantize writes it without an importance matrix.
+    case iq4_xs
 
     /// The type of every quantized tensor the rules below do not single out.
     var baseType: GGMLType {
@@ -22,6 +24,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q5_K_M: return .q5_K
         case .f16: return .f16
         case .bf16: return .bf16
+        case .iq4_xs: return .iq4_xs
         }
     }
 
@@ -37,13 +40,14 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q6_K: return 18
         case .f16: return 1
         case .bf16: return 32
+        case .iq4_xs: return 30
         }
     }
 
     /// The type of a 2-D weight `name` (`blk.N.attn_v.weight`, ...) with `columns` values per row
-    /// in layer `layer` of `layers`; `tied`: the token embedding is also the output head: what
-    /// llama.cpp writes.
-    func type(_ name: String, columns: Int, layer: Int?, layers: Int, tied: Bool) -> GGMLType {
+    /// in layer `layer` of `layers`; `tied`: the token embedding is also the output head;
+    /// `queriesPerKV`: attention heads per K/V head. What llama.cpp writes.
+    func type(_ name: String, columns: Int, layer: Int?, layers: Int, tied: Bool, queriesPerKV: Int) -> GGMLType {
         var type = baseType
         if self == .f16 || self == .bf16 { return baseType }
         if name == "output.weight" || (tied && name == "token_embd.weight") {
@@ -57,6 +61,11 @@ public enum QuantMix: String, CaseIterable, Sendable {
             if name.hasSuffix(".attn_v.weight") && moreBits { type = .q6_K }
             if name.hasSuffix(".ffn_down.weight") && moreBits { type = .q6_K }
             if name.hasSuffix(".attn_qkv.weight") { type = self == .q4_K_M ? .q5_K : .q6_K }
+        } else if self == .iq4_xs, let layer {
+            // V in Q5_K when four or more query heads share a K/V head; FFN-down of the first
+            // eighth of the layers in Q5_K (no importance matrix).
+            if name.hasSuffix(".attn_v.weight") && queriesPerKV >= 4 { type = .q5_K }
+            if name.hasSuffix(".ffn_down.weight") && layer < layers / 8 { type = .q5_K }
         }
         return Self.fallback(type, columns: columns)
     }
@@ -69,6 +78,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q4_K: return .q5_0
         case .q5_K: return .q5_1
         case .q6_K: return .q8_0
+        case .iq4_xs: return .iq4_nl
         default: return .f16
         }
     }

@@ -56,6 +56,10 @@ enum RandomWeights {
             case .q5_0: (scale, minimum, quantSpread, minimumPerScale) = (0, nil, 9.23, 0)
             // d·q + m, q on 0…31: m = −15.5·d centres it.
             case .q5_1: (scale, minimum, quantSpread, minimumPerScale) = (0, 2, 9.23, -15.5)
+            // d·v, v one of IQ4_NL's 16 values (rms 67.4).
+            case .iq4_nl: (scale, minimum, quantSpread, minimumPerScale) = (0, nil, 67.4, 0)
+            // d·(ls − 32)·v with a 6-bit ls (rms of ls − 32: 18.5): 67.4 · 18.5 = 1246.
+            case .iq4_xs: (scale, minimum, quantSpread, minimumPerScale) = (0, nil, 1246, 0)
             // d·q, q an int8: sd 73.9.
             case .q8_0: (scale, minimum, quantSpread, minimumPerScale) = (0, nil, 73.9, 0)
             // d·s·q − dmin·m with 6-bit s, m (mean 31.5) and q on 0…15 (mean 7.5): dmin = 7.5·d

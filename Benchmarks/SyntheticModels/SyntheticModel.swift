@@ -53,11 +53,8 @@ public struct SyntheticModel: Sendable {
     public var weightBytes: Int { tensors.reduce(0) { $0 + Int($1.type.byteCount(elements: UInt64($1.elements))!) } }
 
     private func type(_ name: String, _ dims: [Int], _ layer: Int?) -> GGMLType {
-        dims.count == 1 ? .f32 : mix.type(name, columns: dims[0], layer: layer, layers: shape.layers, tied: shape.tiedOutput)
-    }
-
-    private func forEachWeight(_ body: (String, [Int], Int?) -> Void) {
-        forEachTensor { name, dims, layer in if dims.count == 2 { body(name, dims, layer) } }
+        dims.count == 1 ? .f32 : mix.type(name, columns: dims[0], layer: layer, layers: shape.layers, tied: shape.tiedOutput,
+                                          queriesPerKV: shape.heads / shape.kvHeads)
     }
 
     /// The tensors of llama.cpp's graph for this architecture (names as in its `LLM_TENSOR_*`).

@@ -110,12 +110,13 @@ private func realFile(_ name: String) throws -> GGUFFile { try GGUFFile(path: mo
         #expect(file.tensors.map { "\($0.name) \($0.shape.map { Int($0) }) \($0.type)" } == ours)
     }
 
-    /// Every mix on the 135M shape (BF16 for the 16-bit ones), and Gemma 3's: our loader takes the file and a prompt then a
+    /// Every mix on the 135M shape (BF16 for the 16-bit ones; IQ4_XS's 576-value rows fall back
+    /// to IQ4_NL, its 1536-value FFN-down rows stay IQ4_XS), and Gemma 3's: our loader takes the file and a prompt then a
     /// few decode steps give finite logits that differ between tokens (the scales neither
     /// overflow nor vanish).
     @Test(arguments: ["smollm2-135m:q4_0", "smollm2-135m:q4_1", "smollm2-135m:q5_0", "smollm2-135m:q8_0",
                       "smollm2-135m:q6_k", "smollm2-135m:q4_k_m", "smollm2-135m:q5_k_m", "gemma3-270m:q4_k_m",
-                      "smollm2-135m:bf16"])
+                      "smollm2-135m:bf16", "smollm2-135m:iq4_xs"])
     func logitsAreFinite(_ spec: String) throws {
         let model = try #require(try SyntheticModel.parse(spec).first)
         let (path, _) = try SyntheticCache.materialize(model, in: Self.directory)
