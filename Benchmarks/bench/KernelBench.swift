@@ -72,8 +72,14 @@ func benchBlocks(_ format: WeightFormat, n: Int, k: Int) -> [UInt8] {
     return bytes
 }
 
+/// Whether `format`'s bench weights are quantized from floats (MX and float formats) rather than
+/// made of random blocks.
+func quantizedFromFloats(_ format: WeightFormat) -> Bool {
+    format.isMX || format == .f16 || format == .bf16 || format == .f32
+}
+
 func benchWeights(_ format: WeightFormat, n: Int, k: Int) -> WeightMatrix {
-    if format.isMX || format == .f16 || format == .bf16 || format == .f32 {
+    if quantizedFromFloats(format) {
         var values = [Float](repeating: 0, count: n * k)
         var s: UInt32 = 1
         for i in 0..<values.count { s = s &* 1_664_525 &+ 1_013_904_223; values[i] = Float(Int32(bitPattern: s)) * 0x1p-36 }
@@ -182,7 +188,7 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
             let copies = cold ? max(1, (96 << 20) / max(1, w.repackedByteCount + weightBytes)) : 1
             var ws = [w]
             if copies > 1 {
-                let blocks = format.isMX || format == .f16 || format == .bf16 ? nil : benchBlocks(format, n: shape.n, k: shape.k)
+                let blocks = quantizedFromFloats(format) ? nil : benchBlocks(format, n: shape.n, k: shape.k)
                 for _ in 1..<copies {
                     if let blocks { ws.append(try! blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: shape.n, k: shape.k, format: format) }) }
                     else { ws.append(benchWeights(format, n: shape.n, k: shape.k)) }

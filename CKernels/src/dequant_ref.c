@@ -168,29 +168,23 @@ void ck_dequantize_row_q6_K(const ck_block_q6_K *x, float *y, int64_t n) {
     }
 }
 
-void ck_dequantize_row_iq4_nl(const ck_block_iq4_nl *x, float *y, int64_t n) {
+/// 32 IQ4 values: y[j] = d * value(code j), codes as Q4_0's nibbles (IQ4_NL, an IQ4_XS sub-block).
+static void iq4_block32(float d, const uint8_t qs[16], float y[32]) {
     static const int8_t values[16] = {CK_IQ4_NL_VALUES};
-    for (int64_t b = 0; b < n / CK_QK32; b++, y += CK_QK32) {
-        const float d = ck_fp16_to_fp32(x[b].d);
-        for (int j = 0; j < 16; j++) {
-            y[j] = d * (float)values[x[b].qs[j] & 15];
-            y[j + 16] = d * (float)values[x[b].qs[j] >> 4];
-        }
+    for (int j = 0; j < 16; j++) {
+        y[j] = d * (float)values[qs[j] & 15];
+        y[j + 16] = d * (float)values[qs[j] >> 4];
     }
 }
 
+void ck_dequantize_row_iq4_nl(const ck_block_iq4_nl *x, float *y, int64_t n) {
+    for (int64_t b = 0; b < n / CK_QK32; b++) iq4_block32(ck_fp16_to_fp32(x[b].d), x[b].qs, y + b * CK_QK32);
+}
+
 void ck_dequantize_row_iq4_xs(const ck_block_iq4_xs *x, float *y, int64_t n) {
-    static const int8_t values[16] = {CK_IQ4_NL_VALUES};
     for (int64_t b = 0; b < n / CK_QK_K; b++) {
         const float d = ck_fp16_to_fp32(x[b].d);
-        for (int j = 0; j < 8; j++, y += 32) {
-            const float dl = d * (float)(ck_iq4_xs_scale(&x[b], j) - 32);
-            const uint8_t *qs = x[b].qs + 16 * j;
-            for (int l = 0; l < 16; l++) {
-                y[l] = dl * (float)values[qs[l] & 15];
-                y[l + 16] = dl * (float)values[qs[l] >> 4];
-            }
-        }
+        for (int j = 0; j < 8; j++, y += 32) iq4_block32(d * (float)(ck_iq4_xs_scale(&x[b], j) - 32), x[b].qs + 16 * j, y);
     }
 }
 

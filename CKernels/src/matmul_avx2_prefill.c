@@ -251,7 +251,7 @@ T256 static void expand_q6_K(const uint8_t *packed, uint8_t *bytes, int64_t bloc
         }
 }
 
-/// `blocks` consecutive 16-row blocks of a code4 format (MXFP4, IQ4_NL): 4-bit codes (256 bytes
+/// `blocks` consecutive 16-row blocks of a code4 format (MXFP4, IQ4_NL, IQ4_XS): 4-bit codes (256 bytes
 /// each) -> their u through `table` (ck_code4_u; vpshufb, within 128-bit lanes) in the byte
 /// layout (512 bytes).
 T256 static void expand_codes4(const uint8_t *codes, const uint8_t *table, uint8_t *bytes, int64_t blocks) {
@@ -311,7 +311,7 @@ PTILES(p_mxint8, P_S8, 1, 0, CK_SC_F32, 1)
 /// of their expansion, 512 value bytes per block instead of the stored 320, 384 or 256).
 static int64_t chunk_halves(ck_weight_format f, const ck_format_info *info, int64_t k) {
     const int64_t expansion = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K ? 512 - CK_Q5_0_COMPACT_BYTES
-                              : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS ? 512 - 256 : 0;
+                              : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : info->code4 ? 512 - 256 : 0;
     const int64_t bytes = (k / 32) * (info->repacked_block_bytes + expansion) / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
     return c < 2 ? 2 : c;
@@ -330,6 +330,7 @@ typedef struct {
     int lastvalid;
     int64_t ch;      ///< halves per L2 chunk
     int64_t m;
+    const uint8_t *code_u;   ///< a code4 format's u table (ck_code4_u), else NULL
 } pcall;
 
 static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y) {
@@ -354,6 +355,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     p.d = d;
     p.w = w;
     p.a = a;
+    p.code_u = info.code4 ? ck_code4_u(w->format) : NULL;
     static _Atomic int64_t calls;
     p.call = atomic_fetch_add(&calls, 1);
     p.h1 = (d->n + 7) / 8;
@@ -374,8 +376,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
     if (!buf) return NULL;
     if (last_call != p->call || last_c0 != c0 || last_c1 != c1) {
         if (p->w->format == CK_WF_Q6_K) expand_q6_K(p->w->qs + g0 * nb * CK_Q6_K_PACKED_BYTES, buf, (g1 - g0) * nb);
-        else if (ck_weight_format_info(p->w->format).code4)
-            expand_codes4(p->w->qs + g0 * nb * 256, ck_code4_u(p->w->format), buf, (g1 - g0) * nb);
+        else if (p->code_u) expand_codes4(p->w->qs + g0 * nb * 256, p->code_u, buf, (g1 - g0) * nb);
         else expand_q5_0(p->w->qs_dec + g0 * nb * CK_Q5_0_COMPACT_BYTES, buf, (g1 - g0) * nb);
         last_call = p->call;
         last_c0 = c0;
@@ -387,7 +388,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
 /// Halves [c0, c1) (one L2 chunk at most) x activation rows [m0, m1): 4-row tiles, then the halves.
 static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_t m1) {
     pctx c = p->c;
-    if (p->w->qs_dec || p->w->format == CK_WF_Q6_K || ck_weight_format_info(p->w->format).code4) {   // Q5_0, Q5_1, Q5_K, Q6_K, MXFP4, IQ4
+    if (p->w->qs_dec || p->w->format == CK_WF_Q6_K || p->code_u) {   // Q5_0, Q5_1, Q5_K, Q6_K, MXFP4, IQ4
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
         if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};

@@ -70,6 +70,12 @@ TARGET INLINE VEC block_scale(const ck_weights *w, int64_t u, int64_t nb, int64_
     return KIND >= FK_F16 ? V_SET1(1.0f) : V_LOADU((const float *)w->dw + fp8_scale_offset(u, nb, b));
 }
 
+/// Unit u's block b decoded into wj[32][LANES] (prefill); returns the block's scales.
+TARGET INLINE VEC decode_block(const ck_weights *w, int64_t u, int64_t nb, int64_t b, float *wj, const int KIND) {
+    for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, code_value(w->qs, fp8_code_offset(u, nb, b, i), KIND, 0));
+    return block_scale(w, u, nb, b, KIND);
+}
+
 /// Writes lanes [0, valid) of `v` to out[0..valid), added to what is there when accumulating.
 TARGET INLINE void fp8_store(const ck_matmul_desc *d, float *out, VEC v, int valid) {
     float tmp[LANES];
@@ -143,6 +149,7 @@ typedef void (*fp8_prefill_fn)(const float *, int64_t, const float *, const VEC 
 /// Output rows [n0, n1) for every activation row (n0 a multiple of 16); MXFP8, F16 and BF16 weights.
 TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     const int e4m3 = w->format == CK_WF_MXFP8_E4M3, f16 = w->format == CK_WF_F16, bf16 = w->format == CK_WF_BF16;
+    const int kind = f16 ? FK_F16 : bf16 ? FK_BF16 : e4m3 ? FK_E4M3 : FK_E5M2;
     if (n1 > d->n) n1 = d->n;
     const int64_t u0 = n0 / LANES, u1 = (n1 + LANES - 1) / LANES;
     const int last_valid = (int)(n1 - (u1 - 1) * LANES);
@@ -170,15 +177,11 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
                 VEC s[PASS_UNITS];
                 for (int j = 0; j < ut; j++) {
                     float *wj = wv + j * 32 * LANES;
-                    if (f16) {
-                        for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, code_value(w->qs, fp8_code_offset(u + j, nb, b, i), FK_F16, 0));
-                        s[j] = block_scale(w, u + j, nb, b, FK_F16);
-                    } else if (bf16) {
-                        for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, code_value(w->qs, fp8_code_offset(u + j, nb, b, i), FK_BF16, 0));
-                        s[j] = block_scale(w, u + j, nb, b, FK_BF16);
-                    } else {
-                        for (int i = 0; i < 32; i++) V_STOREU(wj + i * LANES, fp8_decode(w->qs + fp8_code_offset(u + j, nb, b, i), e4m3));
-                        s[j] = block_scale(w, u + j, nb, b, FK_E5M2);
+                    switch (kind) {   // each case a compile-time kind
+                    case FK_F16: s[j] = decode_block(w, u + j, nb, b, wj, FK_F16); break;
+                    case FK_BF16: s[j] = decode_block(w, u + j, nb, b, wj, FK_BF16); break;
+                    case FK_E4M3: s[j] = decode_block(w, u + j, nb, b, wj, FK_E4M3); break;
+                    default: s[j] = decode_block(w, u + j, nb, b, wj, FK_E5M2); break;
                     }
                 }
                 const float *xb = a->x + m0 * k + b * 32;

@@ -126,9 +126,8 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         } else if (V == V_C4W) {
             // IQ4_NL: each code's u = 16*hi + lo, both parts looked up (<= 15), two 4-bit dots as
             // V_S8's: quad j's low codes are elements 4j.., its high codes 16 + 4j...
-            static const uint8_t u_hi[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 10, 11, 12, 13, 15};
-            static const uint8_t u_lo[16] = {1, 8, 13, 15, 15, 13, 10, 6, 1, 13, 9, 6, 5, 5, 9, 1};
-            const __m256i th = lanes16(u_hi), tl = lanes16(u_lo);
+            const __m256i table = lanes16(ck_code4_u(w->format));
+            const __m256i th = _mm256_and_si256(_mm256_srli_epi16(table, 4), low4), tl = _mm256_and_si256(table, low4);
             __m256i plo[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             __m256i phi[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             UNROLL for (int j = 0; j < 4; j++) {

@@ -38,6 +38,32 @@ static ck_format_info format_facts(ck_weight_format f) {
     }
 }
 
+/// Q5_0's and Q5_1's u: nibble j (low: element j, high: element 16 + j) with bit j of qh on top.
+static inline void q5_values(const uint8_t qs[16], const uint8_t qh_bytes[4], uint8_t u[32]) {
+    uint32_t qh;
+    memcpy(&qh, qh_bytes, 4);
+    for (int j = 0; j < 16; j++) {
+        u[j] = (uint8_t)((qs[j] & 15) | (((qh >> j) & 1) << 4));
+        u[j + 16] = (uint8_t)((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
+    }
+}
+
+/// The 16 code bytes of 32-block b of an IQ4_NL or IQ4_XS row (IQ4_XS: sub-block b % 8 of
+/// super-block b / 8); *d = the block's scale (IQ4_XS: d * (ls - 32), exact in fp32).
+static inline const uint8_t *iq4_block(ck_weight_format f, const void *row, int64_t b, float *d) {
+    if (f == CK_WF_IQ4_NL) {
+        const ck_block_iq4_nl *x = (const ck_block_iq4_nl *)row + b;
+        *d = ck_fp16_to_fp32(x->d);
+        return x->qs;
+    }
+    const ck_block_iq4_xs *x = (const ck_block_iq4_xs *)row + b / 8;
+    *d = ck_fp16_to_fp32(x->d) * (float)(ck_iq4_xs_scale(x, (int)(b % 8)) - 32);
+    return x->qs + 16 * (b % 8);
+}
+
+/// Whether f keeps only Q5_0's compact copy (qs_dec): its nibbles and bit-sliced fifth bits.
+static inline int compact5(ck_weight_format f) { return f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K; }
+
 /// Bytes of one repacked row scale in the dw / mw planes: ue8m0 codes, fp16 or fp32.
 static int scale_bytes(const ck_format_info *info) {
     return info->e8m0_scales ? 1 : info->half_scales ? 2 : 4;
@@ -46,13 +72,12 @@ static int scale_bytes(const ck_format_info *info) {
 ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
-    const int compact5 = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K;
     info.code4 = f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS;
     info.e8m0_scales = f == CK_WF_MXFP4;
     if (info.int8_path) {
         // Q5_0, Q5_1 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
-        info.qs_block_bytes = compact5 ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
-        info.repacked_block_bytes = (compact5 ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
+        info.qs_block_bytes = compact5(f) ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
+        info.repacked_block_bytes = (compact5(f) ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
                                     (info.kscale_rec ? info.kscale_rec / 8   // a record covers 8 blocks
                                                      : scale_bytes(&info) * CK_R * (info.nsc + info.has_min));
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
@@ -101,37 +126,19 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
     }
     case CK_WF_Q5_0: {
         const ck_block_q5_0 *x = (const ck_block_q5_0 *)row + b;
-        uint32_t qh; memcpy(&qh, x->qh, 4);
-        for (int j = 0; j < 16; j++) {
-            u[j] = (uint8_t)((x->qs[j] & 15) | (((qh >> j) & 1) << 4));
-            u[j + 16] = (uint8_t)((x->qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
-        }
+        q5_values(x->qs, x->qh, u);
         dw[0] = ck_fp16_to_fp32(x->d);
         break;
     }
     case CK_WF_Q5_1: {   // Q5_0's values with Q4_1's minimum
         const ck_block_q5_1 *x = (const ck_block_q5_1 *)row + b;
-        uint32_t qh; memcpy(&qh, x->qh, 4);
-        for (int j = 0; j < 16; j++) {
-            u[j] = (uint8_t)((x->qs[j] & 15) | (((qh >> j) & 1) << 4));
-            u[j + 16] = (uint8_t)((x->qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
-        }
+        q5_values(x->qs, x->qh, u);
         dw[0] = ck_fp16_to_fp32(x->d);
         *mw = ck_fp16_to_fp32(x->m);
         return;
     }
     case CK_WF_IQ4_NL: case CK_WF_IQ4_XS: {
-        static const uint8_t code_u[16] = {CK_IQ4_NL_U};
-        const uint8_t *qs;
-        if (f == CK_WF_IQ4_NL) {
-            const ck_block_iq4_nl *x = (const ck_block_iq4_nl *)row + b;
-            qs = x->qs;
-            dw[0] = ck_fp16_to_fp32(x->d);
-        } else {   // sub-block b % 8 of super-block b / 8
-            const ck_block_iq4_xs *x = (const ck_block_iq4_xs *)row + b / 8;
-            qs = x->qs + 16 * (b % 8);
-            dw[0] = ck_fp16_to_fp32(x->d) * (float)(ck_iq4_xs_scale(x, (int)(b % 8)) - 32);
-        }
+        const uint8_t *code_u = ck_code4_u(f), *qs = iq4_block(f, row, b, dw);
         for (int j = 0; j < 16; j++) { u[j] = code_u[qs[j] & 15]; u[j + 16] = code_u[qs[j] >> 4]; }
         break;
     }
@@ -210,10 +217,10 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
                      size_t *mw_bytes, size_t *dec_bytes) {
     const ck_format_info info = ck_weight_format_info(f);
     const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
-    *qs_bytes = *dw_bytes = *mw_bytes = *dec_bytes = 0;
-    if (f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
+    *dw_bytes = *mw_bytes = *dec_bytes = 0;
+    *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // none for F32 and the compact formats (qs_dec)
+    if (compact5(f)) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
     if (info.int8_path) {
-        *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // Q5_0: none (see qs_dec)
         const size_t sb = (size_t)scale_bytes(&info);
         if (info.kscale_rec) {
             *dw_bytes = groups * (nb / 8) * (size_t)info.kscale_rec;
@@ -222,10 +229,7 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
             if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
         }
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
-        *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
         *dw_bytes = groups * nb * CK_R * sizeof(float);
-    } else if (f == CK_WF_F16 || f == CK_WF_BF16) {
-        *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;
     }
 }
 
@@ -271,15 +275,8 @@ static int pack_direct(ck_weight_format f, const uint8_t *raw_row, int64_t b, ui
     case CK_WF_Q4_0: case CK_WF_Q4_1: case CK_WF_IQ4_NL: case CK_WF_IQ4_XS: {   // u[e] | u[16+e] << 4 (IQ4: codes) is the stored byte qs[e]
         const uint8_t *qs;
         d[1] = 0.0f;
-        if (f == CK_WF_IQ4_NL) {
-            const ck_block_iq4_nl *x = (const ck_block_iq4_nl *)raw_row + b;
-            qs = x->qs;
-            d[0] = ck_fp16_to_fp32(x->d);
-            *m = d[0] * -128.0f;
-        } else if (f == CK_WF_IQ4_XS) {
-            const ck_block_iq4_xs *x = (const ck_block_iq4_xs *)raw_row + b / 8;
-            qs = x->qs + 16 * j;
-            d[0] = ck_fp16_to_fp32(x->d) * (float)(ck_iq4_xs_scale(x, j) - 32);
+        if (f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS) {
+            qs = iq4_block(f, raw_row, b, &d[0]);
             *m = d[0] * -128.0f;
         } else if (f == CK_WF_Q4_0) {
             const ck_block_q4_0 *x = (const ck_block_q4_0 *)raw_row + b;
