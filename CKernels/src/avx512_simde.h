@@ -99,6 +99,17 @@ EMU __m512i emu_mm512_cvtepu16_epi32(__m256i h) {
     return out;
 }
 
+/// vpmovsxbd: 16 int8 -> int32, sign-extended (missing from this SIMDe release).
+EMU __m512i emu_mm512_cvtepi8_epi32(__m128i c) {
+    int8_t s[16];
+    int32_t d[16];
+    memcpy(s, &c, 16);
+    for (int i = 0; i < 16; i++) d[i] = s[i];
+    __m512i out;
+    memcpy(&out, d, 64);
+    return out;
+}
+
 /// vfmadd: a * b + c rounded once. (SIMDe's portable version rounds twice: a different result.)
 EMU __m512 emu_mm512_fmadd_ps(__m512 a, __m512 b, __m512 c) {
     float x[16], y[16], z[16];
@@ -136,6 +147,7 @@ EMU void emu_mm512_mask_storeu_ps(float *p, __mmask16 k, __m512 v) {
 #define _mm512_reduce_add_epi32 emu_mm512_reduce_add_epi32
 #define _mm512_cvtph_ps emu_mm512_cvtph_ps
 #define _mm512_cvtepu16_epi32 emu_mm512_cvtepu16_epi32
+#define _mm512_cvtepi8_epi32 emu_mm512_cvtepi8_epi32
 #define _mm512_maskz_loadu_ps emu_mm512_maskz_loadu_ps
 #define _mm512_mask_storeu_ps emu_mm512_mask_storeu_ps
 

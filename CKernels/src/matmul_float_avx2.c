@@ -14,6 +14,13 @@ T256 INLINE __m256 decode8_scaled(const uint8_t *codes, const int E4M3) {
     return _mm256_cvtph_ps(h);
 }
 
+/// The 8 E4M3 codes of one k in a half group -> their fp32 values times 2^-120, exactly (as
+/// matmul_float_avx512.c's decode16_e4m3_biased).
+T256 INLINE __m256 decode8_e4m3_biased(const uint8_t *codes) {
+    const __m256i c = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)codes));
+    return _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(c, 20), _mm256_set1_epi32((int)0x87FFFFFF)));
+}
+
 #define TARGET T256
 #define VEC __m256
 #define LANES 8
@@ -25,7 +32,9 @@ T256 INLINE __m256 decode8_scaled(const uint8_t *codes, const int E4M3) {
 #define V_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define V_LOADU(p) _mm256_loadu_ps(p)
 #define V_STOREU(p, v) _mm256_storeu_ps(p, v)
+#define V_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #define V_DECODE_SCALED(codes, E4M3) decode8_scaled(codes, E4M3)
+#define V_DECODE_E4M3_BIASED(codes) decode8_e4m3_biased(codes)
 #define V_DECODE_F16(h) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h)))
 #define V_DECODE_BF16(h) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(h))), 16))
 #define KERNEL ck_matmul_float_avx2

@@ -26,6 +26,16 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_scaled(const u
     return _mm512_cvtph_ps(h);
 }
 
+/// The 16 E4M3 codes of one k in a 16-row group -> their fp32 values times 2^-120, exactly:
+/// sign-extended to 32 bits and shifted left 20, a code's sign lands in bit 31 and its exponent
+/// and mantissa under fp32's (bias 127 against E4M3's 7, hence 2^-120); clearing bits 30..27
+/// (copies of the sign) leaves the value. Subnormal codes become fp32 subnormals, read exactly
+/// by the fma. The NaN code reads as 480 * 2^-120; its block's NaN scale makes the output NaN.
+T512 static inline __attribute__((always_inline)) __m512 decode16_e4m3_biased(const uint8_t *codes) {
+    const __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)codes));
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_slli_epi32(c, 20), _mm512_set1_epi32((int)0x87FFFFFF)));
+}
+
 #define TARGET T512
 #define VEC __m512
 #define LANES 16
@@ -37,7 +47,9 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_scaled(const u
 #define V_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define V_LOADU(p) _mm512_loadu_ps(p)
 #define V_STOREU(p, v) _mm512_storeu_ps(p, v)
+#define V_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #define V_DECODE_SCALED(codes, E4M3) decode16_scaled(codes, E4M3)
+#define V_DECODE_E4M3_BIASED(codes) decode16_e4m3_biased(codes)
 #define V_DECODE_F16(h) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(h)))
 #define V_DECODE_BF16(h) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(h))), 16))
 #define KERNEL ck_matmul_float_avx512

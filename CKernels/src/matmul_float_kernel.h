@@ -2,8 +2,9 @@
 // (8 lanes) and matmul_float_avx512.c (16 lanes), which define before including:
 //   TARGET          the function attribute of the width
 //   VEC, LANES      the fp32 vector type and its lanes (8 or 16)
-//   V_ZERO() V_SET1(f) V_MUL(a, b) V_FMA(a, b, c) V_LOADU(p) V_STOREU(p, v)
+//   V_ZERO() V_SET1(f) V_MUL(a, b) V_FMA(a, b, c) V_LOADU(p) V_STOREU(p, v) V_PREFETCH(p)
 //   V_DECODE_SCALED(codes, E4M3)   LANES codes -> fp32 values, E4M3 ones times 2^-8 (exact)
+//   V_DECODE_E4M3_BIASED(codes)    LANES E4M3 codes -> fp32 values times 2^-120 (exact)
 //   V_DECODE_F16(halves)           LANES binary16 values -> fp32 (exact)
 //   V_DECODE_BF16(values)          LANES bfloat16 values -> fp32 (exact: the top halves)
 //   ROWS            activation rows of the largest prefill tile
@@ -17,7 +18,11 @@
 // i = 0..31, then acc = fma(scale, p, acc) — the reference's sequence, so every output is
 // bit-identical to it.
 //
-// Decode (M = 1) keeps 4 units in flight, four independent chains per activation. Prefill
+// Decode (M = 1) keeps 4 units in flight, four independent chains per activation. E4M3 decode
+// scales the activation by 2^120 or 2^8 where that stays finite (ck_fp8_activation_shift) and
+// the weights by the inverse, which their decode gets for free: the 2^-120 form is the code's
+// bits moved under fp32's exponent (three integer ops per register, about 1.6 times the rate of
+// the 2^-8 form's binary16 conversion, AVX2 and AVX-512 alike, on Zen 5). Prefill
 // decodes a block of PASS_UNITS units once per pass of up to FP8_PASS_ROWS activation rows into
 // an L1 buffer, then runs tiles of up to ROWS rows x PASS_UNITS units over it (loads, broadcasts
 // and FMAs only): the code -> fp32 conversion, which bounds decode, is spread over the pass, and
@@ -57,11 +62,12 @@ TARGET INLINE VEC fp8_decode(const uint8_t *codes, const int E4M3) {
     return E4M3 ? V_MUL(v, V_SET1(256.0f)) : v;
 }
 
-/// LANES values of one k from qs at index `at` -> fp32, exact. SX: E4M3 codes scaled by 2^-8
-/// (the activation carries the 2^8).
+/// LANES values of one k from qs at index `at` -> fp32, exact. SX (E4M3 only): the codes' values
+/// times 2^-SX, SX = 120 or 8 (the activation carries the 2^SX); 0 = the values themselves.
 TARGET INLINE VEC code_value(const uint8_t *qs, int64_t at, const int KIND, const int SX) {
     if (KIND == FK_F16) return V_DECODE_F16((const uint16_t *)qs + at);
     if (KIND == FK_BF16) return V_DECODE_BF16((const uint16_t *)qs + at);
+    if (SX == 120) return V_DECODE_E4M3_BIASED(qs + at);
     return SX ? V_DECODE_SCALED(qs + at, KIND == FK_E4M3) : fp8_decode(qs + at, KIND == FK_E4M3);
 }
 
@@ -84,18 +90,28 @@ TARGET INLINE void fp8_store(const ck_matmul_desc *d, float *out, VEC v, int val
 }
 
 /// One activation row x U units from u0 (decode); the last unit has `last_valid` real rows.
-/// SX: x scales exactly by 2^8 (ck_fp8_activation_scales_exactly), so E4M3 weights skip their
-/// 2^8 and the broadcast activation takes it, once for all U units.
+/// SX (E4M3): x scales exactly by 2^SX (ck_fp8_activation_shift), so the weights are decoded
+/// times 2^-SX and the broadcast activation takes the 2^SX, once for all U units.
 TARGET INLINE void fp8_decode_tile(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *out,
                                    int64_t u0, int last_valid, const int KIND, const int U, const int SX) {
     const int64_t nb = d->k / 32;
     VEC acc[U];
     UNROLL for (int u = 0; u < U; u++) acc[u] = V_ZERO();
+    const int64_t esize = KIND >= FK_F16 ? 2 : 1;   // bytes per value in qs
     for (int64_t b = 0; b < nb; b++) {
+        // Each 16-row group is a stream of its own (the units walk U / (16 / LANES) groups side by
+        // side); the hardware prefetchers fall behind four of them, so each group's next blocks
+        // are asked for CK_DECODE_PF_BYTES ahead, its scales an eighth of that.
+        UNROLL for (int u = 0; u < U; u++) {
+            if (((u0 + u) * LANES) % CK_R) continue;
+            const char *q = (const char *)w->qs + fp8_code_offset(u0 + u, nb, b, 0) * esize + CK_DECODE_PF_BYTES * esize;
+            UNROLL for (int64_t o = 0; o < 32 * CK_R * esize; o += 64) V_PREFETCH(q + o);
+            if (KIND < FK_F16) V_PREFETCH((const char *)((const float *)w->dw + fp8_scale_offset(u0 + u, nb, b)) + CK_DECODE_PF_BYTES / 8);
+        }
         VEC p[U];
         UNROLL for (int u = 0; u < U; u++) p[u] = V_ZERO();
         for (int i = 0; i < 32; i++) {
-            const VEC xv = KIND == FK_E4M3 && SX ? V_MUL(V_SET1(x[b * 32 + i]), V_SET1(256.0f)) : V_SET1(x[b * 32 + i]);
+            const VEC xv = V_SET1(SX == 120 ? x[b * 32 + i] * 0x1p120f : SX == 8 ? x[b * 32 + i] * 0x1p8f : x[b * 32 + i]);
             UNROLL for (int u = 0; u < U; u++) p[u] = V_FMA(code_value(w->qs, fp8_code_offset(u0 + u, nb, b, i), KIND, SX), xv, p[u]);
         }
         UNROLL for (int u = 0; u < U; u++) acc[u] = V_FMA(block_scale(w, u0 + u, nb, b, KIND), p[u], acc[u]);
@@ -128,9 +144,10 @@ TARGET INLINE void fp8_prefill_block(const float *x, int64_t k, const float *wv,
 #define FP8_DECODE(NAME, E, U, SX)                                                                              \
     TARGET static void NAME(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t u0, \
                             int lv) { fp8_decode_tile(d, w, x, o, u0, lv, E, U, SX); }
-FP8_DECODE(dec_e4m3_x4, 1, 4, 0) FP8_DECODE(dec_e4m3_x1, 1, 1, 0)
-FP8_DECODE(dec_e4m3_sx_x4, 1, 4, 1) FP8_DECODE(dec_e4m3_sx_x1, 1, 1, 1)
-FP8_DECODE(dec_e5m2_x4, 0, 4, 0) FP8_DECODE(dec_e5m2_x1, 0, 1, 0)
+FP8_DECODE(dec_e4m3_x4, FK_E4M3, 4, 0) FP8_DECODE(dec_e4m3_x1, FK_E4M3, 1, 0)
+FP8_DECODE(dec_e4m3_s8_x4, FK_E4M3, 4, 8) FP8_DECODE(dec_e4m3_s8_x1, FK_E4M3, 1, 8)
+FP8_DECODE(dec_e4m3_s120_x4, FK_E4M3, 4, 120) FP8_DECODE(dec_e4m3_s120_x1, FK_E4M3, 1, 120)
+FP8_DECODE(dec_e5m2_x4, FK_E5M2, 4, 0) FP8_DECODE(dec_e5m2_x1, FK_E5M2, 1, 0)
 FP8_DECODE(dec_f16_x4, FK_F16, 4, 0) FP8_DECODE(dec_f16_x1, FK_F16, 1, 0)
 FP8_DECODE(dec_bf16_x4, FK_BF16, 4, 0) FP8_DECODE(dec_bf16_x1, FK_BF16, 1, 0)
 
@@ -154,9 +171,11 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     const int64_t u0 = n0 / LANES, u1 = (n1 + LANES - 1) / LANES;
     const int last_valid = (int)(n1 - (u1 - 1) * LANES);
     if (d->m == 1) {
-        const int sx = e4m3 && ck_fp8_activation_scales_exactly(a->x, d->k);
-        const fp8_decode_fn x4 = f16 ? dec_f16_x4 : bf16 ? dec_bf16_x4 : sx ? dec_e4m3_sx_x4 : e4m3 ? dec_e4m3_x4 : dec_e5m2_x4;
-        const fp8_decode_fn x1 = f16 ? dec_f16_x1 : bf16 ? dec_bf16_x1 : sx ? dec_e4m3_sx_x1 : e4m3 ? dec_e4m3_x1 : dec_e5m2_x1;
+        const int sx = e4m3 ? ck_fp8_activation_shift(a->x, d->k) : 0;
+        const fp8_decode_fn x4 = f16 ? dec_f16_x4 : bf16 ? dec_bf16_x4 : !e4m3 ? dec_e5m2_x4
+                               : sx == 120 ? dec_e4m3_s120_x4 : sx == 8 ? dec_e4m3_s8_x4 : dec_e4m3_x4;
+        const fp8_decode_fn x1 = f16 ? dec_f16_x1 : bf16 ? dec_bf16_x1 : !e4m3 ? dec_e5m2_x1
+                               : sx == 120 ? dec_e4m3_s120_x1 : sx == 8 ? dec_e4m3_s8_x1 : dec_e4m3_x1;
         int64_t u = u0;
         for (; u + 4 <= u1; u += 4) x4(d, w, a->x, y, u, u + 4 == u1 ? last_valid : LANES);
         for (; u < u1; u++) x1(d, w, a->x, y, u, u + 1 == u1 ? last_valid : LANES);

@@ -5,13 +5,19 @@
 #include <math.h>
 #include <stdint.h>
 
-/// Whether x[0..k) times 2^8 is exact (no finite value above FLT_MAX / 2^8). Then an E4M3 value
-/// times x equals (value * 2^-8) times (x * 2^8) exactly, so decode can scale the activation once
-/// per k instead of every weight register, and every fma still rounds the reference's product.
-static inline int ck_fp8_activation_scales_exactly(const float *x, int64_t k) {
-    for (int64_t i = 0; i < k; i++)
-        if (fabsf(x[i]) > 0x1.fffffep+119f && !isinf(x[i])) return 0;
-    return 1;
+/// How far the E4M3 decode may move its weights' scale into the activations x[0..k): 120 when
+/// every finite |x| is at most FLT_MAX / 2^120 (just under 256), 8 when at most FLT_MAX / 2^8,
+/// else 0. Then an E4M3 value times x equals (value * 2^-shift) times (x * 2^shift) exactly (the
+/// scaled activation stays finite, and infinities stay infinite), so decode can scale the
+/// activation once per k instead of every weight register, and every fma still rounds the
+/// reference's product. The 2^-120 form is the cheapest to decode (matmul_float_kernel.h).
+static inline int ck_fp8_activation_shift(const float *x, int64_t k) {
+    float amax = 0.0f;
+    for (int64_t i = 0; i < k; i++) {
+        const float a = fabsf(x[i]);
+        if (a > amax && !isinf(a)) amax = a;
+    }
+    return amax <= 0x1.fffffep+7f ? 120 : amax <= 0x1.fffffep+119f ? 8 : 0;
 }
 
 #endif

@@ -129,8 +129,9 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
 
     /// MXFP8 blocks holding every finite code (subnormals included) under scales from 2^-20 to
     /// 2^20, bit-identical on every path at decode and prefill sizes; also with an activation
-    /// too large to scale by 2^8 exactly (the E4M3 decode then multiplies each weight instead),
-    /// and a block with an E4M3 NaN code gives NaN exactly where the reference does.
+    /// at each bound of the E4M3 decode's forms (the largest that scales by 2^120, 256 that
+    /// scales only by 2^8, 3e37 that scales by neither, so each weight is multiplied) and an
+    /// infinite one; and a block with an E4M3 NaN code gives NaN exactly where the reference does.
     @Test(arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2])
     func mxfp8EveryCodeIsExact(_ format: WeightFormat) throws {
         let n = 45, k = 128, blocksPerRow = k / 32
@@ -148,15 +149,15 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         for (bytes, nanRow) in [(blocks, -1), (withNaN, format == .mxfp8_e4m3 ? 5 : -1)] {
             let w = try bytes.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
             for m in [1, 3, 40] {
-                for huge in [false, true] {
+                for outlier: Float? in [nil, 0x1.fffffep+7, 256, 3e37, .infinity] {
                     var x = gaussians(m * k, seed: UInt64(m))
-                    if huge { x[k / 2] = 3e37 }
+                    if let outlier { x[k / 2] = outlier }
                     let ref = runMatmul(w, x, m: m, path: .ref)
                     for r in 0..<m { #expect(ref[r * n + max(nanRow, 0)].isNaN == (nanRow >= 0)) }
                     for path in simdPaths {
                         let y = runMatmul(w, x, m: m, path: path, threads: 2)
                         let differ = (0..<(m * n)).filter { !(y[$0].isNaN && ref[$0].isNaN) && y[$0].bitPattern != ref[$0].bitPattern }
-                        #expect(differ.isEmpty, "\(format) \(path) m=\(m) huge=\(huge): \(differ.count) differ")
+                        #expect(differ.isEmpty, "\(format) \(path) m=\(m) outlier=\(String(describing: outlier)): \(differ.count) differ")
                     }
                 }
             }
