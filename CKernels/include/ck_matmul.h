@@ -389,6 +389,11 @@ void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
 /// Repacks rows [n0, n1) of `w` (ck_repack_rows; n0 a multiple of 16, n1 clamped to n) on
 /// `threads` threads (load time only).
 void ck_repack(const ck_weights *w, int64_t n0, int64_t n1, int threads);
+/// Converts n rows of k values of GGUF type `type` (src_row_bytes apart) into `format` (F32, F16,
+/// BF16 or an MX format; dst_row_bytes apart) on `threads` threads, row by row through fp32
+/// (convert_rows.c). Returns 0, or -1 when the type has no dequantizer or the format no quantizer.
+int ck_convert_rows(ck_type type, const void *src, int64_t src_row_bytes, ck_weight_format format, void *dst,
+                    int64_t dst_row_bytes, int64_t n, int64_t k, int threads);
 /// Full matmul with the active path (or `path` >= 0), split over N across `threads` threads.
 /// Integer formats need `a` quantized (ck_quantize_act); float formats read a->x.
 void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int threads, int path);

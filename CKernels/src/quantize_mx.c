@@ -1,7 +1,9 @@
 // OCP MX v1.0 element codecs and block quantizers / dequantizers (the reference, scalar).
 //
-// Every conversion is exact arithmetic on powers of two plus one round-to-nearest-even step
-// (nearbyintf under the default rounding mode), so results do not depend on FMA contraction.
+// Every conversion is exact arithmetic on powers of two plus one round-to-nearest-even step (an
+// fp32 addition under the default rounding mode, or the same rounding done on the fp32 bits), so
+// results do not depend on FMA contraction. No libm call per element: the load-time converters
+// run these on every weight of a model.
 #pragma STDC FP_CONTRACT OFF
 
 #include <math.h>
@@ -49,39 +51,71 @@ float ck_mx_elem_decode(ck_mx_elem kind, uint8_t code) {
     return sign ? -v : v;
 }
 
+/// 2^n, exactly, for n in [-149, 127] (subnormal powers below -126).
+static inline float pow2f(int n) {
+    const uint32_t bits = n >= -126 ? (uint32_t)(n + 127) << 23 : 1u << (n + 149);
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/// floor(log2(a)) for finite a > 0, subnormals included (frexpf's exponent minus 1).
+static inline int floor_log2(float a) {
+    uint32_t bits;
+    memcpy(&bits, &a, 4);
+    const int field = (int)(bits >> 23) & 0xFF;
+    return field ? field - 127 : (31 - __builtin_clz(bits)) - 149;
+}
+
+/// nearbyintf(y) under the default rounding mode (to nearest, ties to even) for |y| < 2^22:
+/// adding 1.5 * 2^23 leaves no fraction bits, so the addition itself rounds.
+static inline float round_even(float y) {
+    return (y + 0x1.8p23f) - 0x1.8p23f;   // not folded: FP_CONTRACT is off and no fast-math
+}
+
+/// The code of v's nearest value (ties to the even code) in a minifloat with MBITS mantissa bits
+/// and exponent bias BIAS, saturating at MAXCODE's value; NaN -> NAN_CODE (no sign); infinity
+/// -> INF_CODE when the format has infinities (else saturates). Normal values round on the fp32
+/// bits (adding half a quantum minus one plus the kept mantissa's last bit, so ties go to even,
+/// and a carry moves into the exponent as it should); values below the smallest normal are a
+/// multiple of the subnormal quantum, rounded by round_even.
+static inline __attribute__((always_inline)) uint8_t encode_minifloat(float v, const int MBITS, const int BIAS,
+                                                                      const int SBIT, const uint32_t MAXCODE,
+                                                                      const uint8_t NAN_CODE, const int INF_CODE) {
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    const uint8_t sign = (u >> 31) ? (uint8_t)(1u << SBIT) : 0;
+    const uint32_t au = u & 0x7FFFFFFFu;
+    if (au > 0x7F800000u) return NAN_CODE;
+    if (au == 0x7F800000u && INF_CODE >= 0) return sign | (uint8_t)INF_CODE;
+    float a;
+    memcpy(&a, &au, 4);
+    if (a < pow2f(1 - BIAS)) return sign | (uint8_t)round_even(a * pow2f(BIAS - 1 + MBITS));
+    const uint32_t r = au + ((1u << (22 - MBITS)) - 1) + ((au >> (23 - MBITS)) & 1);
+    const uint32_t code = au >= 0x7F800000u ? MAXCODE : (r >> (23 - MBITS)) - ((uint32_t)(127 - BIAS) << MBITS);
+    return sign | (uint8_t)(code > MAXCODE ? MAXCODE : code);
+}
+
+static inline __attribute__((always_inline)) uint8_t encode_int8(float v) {
+    if (isnan(v)) return 0;
+    float q = v * 64.0f;                    // exact, or infinite
+    if (fabsf(q) < 0x1p22f) q = round_even(q);
+    if (q > 127.0f) q = 127.0f;
+    if (q < -127.0f) q = -127.0f;
+    return (uint8_t)(int8_t)q;
+}
+
+#define ENCODE_E4M3(v) encode_minifloat(v, 3, 7, 7, 0x7E, 0x7F, -1)
+#define ENCODE_E5M2(v) encode_minifloat(v, 2, 15, 7, 0x7B, 0x7E, 0x7C)
+#define ENCODE_E2M1(v) encode_minifloat(v, 1, 1, 3, 0x7, 0, -1)
+
 uint8_t ck_mx_elem_encode(ck_mx_elem kind, float v) {
-    if (kind == CK_MX_INT8) {
-        if (isnan(v)) return 0;
-        float q = nearbyintf(ldexpf(v, 6));
-        if (q > 127.0f) q = 127.0f;
-        if (q < -127.0f) q = -127.0f;
-        return (uint8_t)(int8_t)q;
+    switch (kind) {
+    case CK_MX_INT8: return encode_int8(v);
+    case CK_MX_E4M3: return ENCODE_E4M3(v);
+    case CK_MX_E5M2: return ENCODE_E5M2(v);
+    default: return ENCODE_E2M1(v);
     }
-    const int ebits = kind == CK_MX_E4M3 ? 4 : kind == CK_MX_E5M2 ? 5 : 2;
-    const int sbit = kind == CK_MX_E2M1 ? 3 : 7;
-    const minifloat g = geometry(kind);
-    const uint8_t sign = signbit(v) ? (uint8_t)(1u << sbit) : 0;
-    if (isnan(v)) return kind == CK_MX_E4M3 ? 0x7F : kind == CK_MX_E5M2 ? 0x7E : 0;
-    float a = fabsf(v);
-    if (isinf(a) && kind == CK_MX_E5M2) return sign | 0x7C;
-    const int emin = 1 - g.bias;
-    if (a > g.maxnorm) a = g.maxnorm;
-    if (a == 0.0f) return sign;
-    int e;
-    frexpf(a, &e);
-    e -= 1;                                    // floor(log2(a))
-    if (e < emin) e = emin;
-    // Quantum at this binade is 2^(e - mbits); a / quantum is exact (power-of-two scaling).
-    float r = ldexpf(nearbyintf(ldexpf(a, g.mbits - e)), e - g.mbits);
-    if (r > g.maxnorm) r = g.maxnorm;          // rounding up past the top binade saturates
-    if (r == 0.0f) return sign;
-    frexpf(r, &e);
-    e -= 1;
-    int expField, mant;
-    if (e < emin) { expField = 0; mant = (int)ldexpf(r, g.mbits - emin); }
-    else { expField = e + g.bias; mant = (int)ldexpf(r, g.mbits - e) - (1 << g.mbits); }
-    (void)ebits;
-    return sign | (uint8_t)(expField << g.mbits) | (uint8_t)mant;
 }
 
 /// Shared scale of one block of 32 per the MX reference: E = floor(log2(amax)) - emax_elem,
@@ -94,9 +128,7 @@ static uint8_t shared_exponent(const float *x, ck_mx_elem kind) {
         if (a > amax) amax = a;
     }
     if (amax < FLT_MIN) amax = FLT_MIN;         // all-zero (or tiny) blocks, as the reference does
-    int e;
-    frexpf(amax, &e);
-    int E = (e - 1) - ck_mx_elem_emax(kind);
+    int E = floor_log2(amax) - ck_mx_elem_emax(kind);
     if (E > 127) return CK_E8M0_NAN;
     if (E < -127) E = -127;
     return (uint8_t)(E + 127);
@@ -106,7 +138,13 @@ static uint8_t shared_exponent(const float *x, ck_mx_elem kind) {
 static uint8_t quantize_block(const float *x, ck_mx_elem kind, uint8_t codes[32]) {
     const uint8_t e = shared_exponent(x, kind);
     if (e == CK_E8M0_NAN) { memset(codes, 0, 32); return e; }
-    for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = ck_mx_elem_encode(kind, ldexpf(x[i], 127 - (int)e));
+    const float s = pow2f(127 - (int)e);   // x * s rounds once, as ldexpf(x, 127 - e)
+    switch (kind) {   // one loop per kind, each encoder inlined
+    case CK_MX_INT8: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = encode_int8(x[i] * s); break;
+    case CK_MX_E4M3: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = ENCODE_E4M3(x[i] * s); break;
+    case CK_MX_E5M2: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = ENCODE_E5M2(x[i] * s); break;
+    default: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = ENCODE_E2M1(x[i] * s); break;
+    }
     return e;
 }
 

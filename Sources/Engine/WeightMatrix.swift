@@ -70,9 +70,8 @@ public final class WeightMatrix: @unchecked Sendable {
         guard tensor.shape.count == 2 else {
             throw .invalidWeight(tensor: tensor.name, reason: "expected a 2-D tensor, shape \(tensor.shape)")
         }
-        let values = try dequantizeRows(tensor, in: file)
+        try self.init(converting: tensor, in: file, rows: 0..<tensor.shape[1], to: format, name: tensor.name)
         file.releaseResidentPages(of: tensor)
-        try self.init(quantizing: values, n: tensor.shape[1], k: tensor.shape[0], as: format, name: tensor.name)
     }
 
     /// Rows `rows` of a 2-D GGUF tensor `[k, n]` as a weight of its own: a column view of a fused
@@ -90,8 +89,7 @@ public final class WeightMatrix: @unchecked Sendable {
         }
         let name = "\(tensor.name)[\(rows.lowerBound)..<\(rows.upperBound)]"
         if let target, WeightFormat(tensor.type) != target {
-            let values = try dequantizeRows(tensor, in: file, rows: rows)
-            try self.init(quantizing: values, n: rows.count, k: k, as: target, name: name)
+            try self.init(converting: tensor, in: file, rows: rows, to: target, name: name)
             return
         }
         guard let format = WeightFormat(tensor.type) else {
@@ -107,6 +105,28 @@ public final class WeightMatrix: @unchecked Sendable {
         }
     }
 
+    /// Rows `rows` of a 2-D GGUF tensor `[k, n]` converted to `format` (MX formats, `f32`, `f16`,
+    /// `bf16`) on every load thread, each row dequantized to fp32 and quantized with
+    /// round-to-nearest-even in turn (`ck_convert_rows`): no fp32 copy of the tensor is made.
+    private convenience init(converting tensor: GGUFTensorInfo, in file: GGUFFile, rows: Range<Int>, to format: WeightFormat,
+                             name: String) throws(EngineError) {
+        guard dequantizableTypes.contains(tensor.type) else {
+            throw .unsupportedTensorType(tensor: tensor.name, type: tensor.type)
+        }
+        guard format.isMX || format == .f32 || format == .f16 || format == .bf16 else {
+            throw .invalidWeight(tensor: name, reason: "no quantizer to \(format) (load the GGUF tensor as it is)")
+        }
+        let k = tensor.rowLength
+        guard k % 32 == 0 else { throw .invalidWeight(tensor: name, reason: "k = \(k) is not a multiple of 32") }
+        let sourceRowBytes = k / tensor.type.blockSize * tensor.type.blockBytes, rowBytes = format.rowBytes(k: k)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, rows.count * rowBytes), alignment: 64)
+        let status = ck_convert_rows(ck_type(tensor.type.rawValue), file.tensorData(tensor).baseAddress! + rows.lowerBound * sourceRowBytes,
+                                     Int64(sourceRowBytes), format.ck, raw, Int64(rowBytes), Int64(rows.count), Int64(k),
+                                     Int32(WeightMatrix.loadThreads))
+        precondition(status == 0, "the converter rejected a validated tensor")
+        self.init(name: name, format: format, n: rows.count, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
+    }
+
     /// Quantizes fp32 values `[n][k]` into `format` (MX formats, `f32`, `f16`, `bf16`).
     public convenience init(quantizing values: [Float], n: Int, k: Int, as format: WeightFormat, name: String = "weight") throws(EngineError) {
         precondition(values.count == n * k, "values must hold n * k elements")
@@ -116,26 +136,11 @@ public final class WeightMatrix: @unchecked Sendable {
         guard k % 32 == 0 else { throw .invalidWeight(tensor: name, reason: "k = \(k) is not a multiple of 32") }
         let rowBytes = format.rowBytes(k: k)
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, n * rowBytes), alignment: 64)
-        values.withUnsafeBufferPointer { v in
-            for r in 0..<n {
-                let x = v.baseAddress! + r * k
-                let y = raw + r * rowBytes
-                switch format {
-                case .f32: y.copyMemory(from: x, byteCount: k * 4)
-                case .f16:
-                    let h = y.assumingMemoryBound(to: UInt16.self)
-                    for i in 0..<k { h[i] = ck_fp32_to_fp16(x[i]) }
-                case .bf16:
-                    let h = y.assumingMemoryBound(to: UInt16.self)
-                    for i in 0..<k { h[i] = ck_fp32_to_bf16(x[i]) }
-                case .mxint8: ck_quantize_row_mxint8(x, y.assumingMemoryBound(to: ck_block_mxint8.self), Int64(k))
-                case .mxfp8_e4m3: ck_quantize_row_mxfp8_e4m3(x, y.assumingMemoryBound(to: ck_block_mxfp8.self), Int64(k))
-                case .mxfp8_e5m2: ck_quantize_row_mxfp8_e5m2(x, y.assumingMemoryBound(to: ck_block_mxfp8.self), Int64(k))
-                case .mxfp4: ck_quantize_row_mxfp4(x, y.assumingMemoryBound(to: ck_block_mxfp4.self), Int64(k))
-                default: break
-                }
-            }
+        let status = values.withUnsafeBufferPointer { v in
+            v.isEmpty ? 0 : ck_convert_rows(ck_type(GGMLType.f32.rawValue), v.baseAddress!, Int64(k * 4), format.ck, raw,
+                                            Int64(rowBytes), Int64(n), Int64(k), Int32(WeightMatrix.loadThreads))
         }
+        precondition(status == 0, "the converter rejected fp32 rows")
         self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
     }
 

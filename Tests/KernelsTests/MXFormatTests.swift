@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 @testable import Engine
+import TestSupport
 
 /// OCP MX v1.0 element and block codecs against the spec's facts.
 @Suite struct MXFormatTests {
@@ -53,6 +54,47 @@ import Testing
                 let back = ck_mx_elem_encode(kind, v)
                 if v == 0 { #expect(ck_mx_elem_decode(kind, back) == 0); continue }
                 #expect(back == UInt8(c), "kind \(kind) code \(c)")
+            }
+        }
+    }
+
+    /// The element encoder against a naive one: the nearest of the kind's finite magnitudes (in
+    /// fp64), a tie to the code with the even last bit, above the largest one that one, then
+    /// the sign. Inputs: every midpoint between neighbouring magnitudes and one fp32 step either
+    /// side of it, random magnitudes from far below the smallest to far above the largest, and
+    /// each negated (random fp32 bit patterns at that scale).
+    @Test(arguments: [CK_MX_E4M3, CK_MX_E5M2, CK_MX_E2M1, CK_MX_INT8])
+    func encodeIsTheNearestCode(_ kind: ck_mx_elem) {
+        let codes = kind == CK_MX_E2M1 ? 8 : 128
+        let table = (0..<codes).map { (value: Double(ck_mx_elem_decode(kind, UInt8($0))), code: $0) }
+            .filter { $0.value.isFinite }.sorted { $0.value < $1.value }
+        func naive(_ v: Float) -> UInt8 {
+            let a = abs(Double(v))
+            var best = table[0]
+            for t in table.dropFirst() {
+                let d = abs(t.value - a), bd = abs(best.value - a)
+                if d < bd || (d == bd && t.code % 2 == 0) { best = t }
+            }
+            if kind == CK_MX_INT8 { return UInt8(bitPattern: Int8(v.sign == .minus ? -best.code : best.code)) }
+            return UInt8(best.code) | (v.sign == .minus ? (kind == CK_MX_E2M1 ? 8 : 0x80) : 0)
+        }
+        var inputs: [Float] = []
+        for (lo, hi) in zip(table, table.dropFirst()) {
+            let mid = Float((lo.value + hi.value) / 2)   // exact: neighbours are a few bits apart
+            inputs += [mid, mid.nextUp, mid.nextDown]
+        }
+        var rng = SplitMix64(seed: 5)
+        let top = Float(table.last!.value)
+        for _ in 0..<20_000 {
+            inputs.append(Float.random(in: 0...1, using: &rng) * top * 4)
+            inputs.append(Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()) & 0x7FFF_FFFF) * 0x1p-100)
+        }
+        inputs = inputs.filter(\.isFinite)
+        for v in inputs + inputs.map({ -$0 }) {
+            let got = ck_mx_elem_encode(kind, v), want = naive(v)
+            if got != want {
+                Issue.record("kind \(kind) v \(v): \(got) != \(want)")
+                return
             }
         }
     }
