@@ -49,8 +49,7 @@ let modelBenchSpec = CommandSpec(
     tok/s of all N; its ratio to tgT's tok/s is the engine's batching speed-up, without HTTP or sampling.
     --synthetic writes (once; later runs reuse the file) a GGUF with the shape, keys and per-tensor types a llama.cpp
     quantization of that model has, random weights scaled so activations stay finite, and a made-up vocabulary of the
-    right size: every byte a token reads is read as in the real model, the text is noise. Types Quanta cannot run yet
-    are replaced by the next larger it can (Q5_1 by Q8_0); the run says so.
+    right size: every byte a token reads is read as in the real model, the text is noise.
     --compare-llama-cpp runs llama-bench (from PATH or $LLAMA_BENCH) on the same model, threads and tests,
     interleaved with ours, with flash attention on and, for --kv q8_0, its q8_0 K and V cache (-fa 1 -ctk q8_0
     -ctv q8_0; llama.cpp has no MXFP8 cache, so --kv mxfp8_e4m3 compares with its f16), and prints the ratio.

@@ -69,7 +69,7 @@ typedef struct {
     int kscale_rec;      ///< K-quants (Q4_K, Q6_K): bytes of one scale record in dw (see
                          ///< ck_weights), else 0
     int code4;           ///< packed4 holds 4-bit codes that ck_code4_u maps to u (MXFP4, IQ4_NL, IQ4_XS), not u
-    int e8m0_scales;     ///< dw holds the stored ue8m0 codes, one byte per row and block (MXFP4)
+    int e8m0_offset;     ///< nonzero: dw holds the stored ue8m0 codes, one byte per row and block, for scales 2^(e - e8m0_offset) (MXFP4 128, MXINT8 133)
     int64_t qs_block_bytes;       ///< repacked value bytes (qs) per 16-row group and 32-block: 256
                                   ///< (packed4), 512 (byte layout, MXFP8 codes), else 0 (also
                                   ///< Q5_0, stored only as its compact copy qs_dec)
@@ -129,8 +129,10 @@ const uint8_t *ck_code4_u(ck_weight_format f);
 ///    by 6- or 8-bit significands), so they equal the reference's. With Q6_K's 6-bit values,
 ///    both stream 1.03x and 1.00x the file's bytes (fp32 planes and a byte layout: 1.33x, 1.52x);
 ///  - MXFP4 keeps its E2M1 codes (packed4, code4: CK_MXFP4_U gives u) and its ue8m0 codes as
-///    stored (e8m0_scales: dw = [group][block][16] bytes), 4.25 bits per weight as in the file;
-///    the kernels form dw = 2^(e - 128) in registers (ck_e8m0_half_bits), exactly the reference's;
+///    stored (e8m0_offset: dw = [group][block][16] bytes), 4.25 bits per weight as in the file;
+///    the kernels form dw = 2^(e - 128) in registers (ck_e8m0_bits), exactly the reference's;
+///    MXINT8 keeps its scale codes the same way (8.25 bits per weight, as in the file), its
+///    dw = 2^(e - 133) (the block scale times the elements' 2^-6);
 ///  - MXFP8: qs = [group][block][32][16] the 8-bit codes as stored (k-major within a block, so
 ///    one 16-byte load is one k of 16 rows) and dw = [group][block][16] fp32 block scales; a
 ///    block holding an E4M3 NaN code gets a NaN scale (its outputs are NaN, as in the reference);

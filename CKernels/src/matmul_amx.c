@@ -157,8 +157,9 @@ typedef void (*items_fn)(const ck_matmul_desc *, const ck_weights *, const ck_ac
 ITEMS_PAIR(i_h, 0, CK_SC_F16)      // Q4_0, Q5_0, Q8_0, IQ4_NL (fp16 d)
 ITEMS_PAIR(i_hmin, 1, CK_SC_F16)   // Q4_1, Q5_1 (fp16 d, m)
 ITEMS_PAIR(i_kmin, 1, CK_SC_K)     // Q4_K, Q5_K (d, dmin and codes)
-ITEMS_PAIR(i_f, 0, CK_SC_F32)      // MXINT8, IQ4_XS (fp32 scale planes)
-ITEMS_PAIR(i_e8, 0, CK_SC_E8)      // MXFP4 (ue8m0 codes)
+ITEMS_PAIR(i_f, 0, CK_SC_F32)      // IQ4_XS (fp32 scale plane)
+ITEMS_PAIR(i_e8, 0, CK_SC_E8)      // MXFP4 (ue8m0 codes, 2^(e - 128))
+ITEMS_PAIR(i_e8i, 0, CK_SC_E8I)    // MXINT8 (ue8m0 codes, 2^(e - 133))
 
 
 /// Group g's byte layout (nb blocks x 512 bytes) into `out`: 4-bit formats split each packed
@@ -233,7 +234,8 @@ void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     case CK_WF_Q4_0: case CK_WF_Q5_0: case CK_WF_Q8_0: case CK_WF_IQ4_NL: fn = i_h; break;
     case CK_WF_Q4_1: case CK_WF_Q5_1: fn = i_hmin; break;
     case CK_WF_Q4_K: case CK_WF_Q5_K: fn = i_kmin; break;
-    case CK_WF_MXINT8: case CK_WF_IQ4_XS: fn = i_f; break;
+    case CK_WF_IQ4_XS: fn = i_f; break;
+    case CK_WF_MXINT8: fn = i_e8i; break;
     case CK_WF_MXFP4: fn = i_e8; break;
     // Q6_K (two half-block scales: the VNNI tile is faster, see kernel_table.c); float formats
     // never come here (their own kernels in the table).

@@ -38,11 +38,12 @@ T256 INLINE __m256 ck_scales8(const void *dw, const void *mw, int64_t nb, int64_
         const __m256 v = _mm256_mul_ps(d, _mm256_cvtepi32_ps(NSC == 2 ? _mm256_cvtepi8_epi32(codes) : _mm256_cvtepu8_epi32(codes)));
         return which == 2 ? _mm256_xor_ps(v, _mm256_set1_ps(-0.0f)) : v;
     }
-    if (SC == CK_SC_E8) {   // 2^(e - 128) from the ue8m0 code, as ck_e8m0_half_bits
+    if (SC == CK_SC_E8 || SC == CK_SC_E8I) {   // 2^(e - offset) from the ue8m0 code, as ck_e8m0_bits
+        const int off = ck_e8m0_plane_offset(SC);
         const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)dw + (g * nb + b) * CK_R + 8 * h)));
-        const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
-        const __m256i tiny = _mm256_sllv_epi32(_mm256_set1_epi32(0x200000), e);
-        __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(_mm256_set1_epi32(2), e));
+        const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(off - 127)), 23);
+        const __m256i tiny = _mm256_sllv_epi32(_mm256_set1_epi32(1 << (149 - off)), e);
+        __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(_mm256_set1_epi32(off - 126), e));
         bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(e, _mm256_set1_epi32(255)));
         return _mm256_castsi256_ps(bits);
     }

@@ -305,7 +305,7 @@ PTILES(p_q6_K, P_Q6, 2, 0, CK_SC_K, 2)
 PTILES(p_q8_0, P_S8, 1, 0, CK_SC_F16, 1)
 PTILES(p_iq4_nl, P_S8, 1, 0, CK_SC_F16, 1)   // expanded to its u bytes (<= 241), as Q8_0's
 PTILES(p_iq4_xs, P_S8, 1, 0, CK_SC_F32, 1)
-PTILES(p_mxint8, P_S8, 1, 0, CK_SC_F32, 1)
+PTILES(p_mxint8, P_S8, 1, 0, CK_SC_E8I, 1)
 
 /// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0, Q5_K, Q6_K, MXFP4:
 /// of their expansion, 512 value bytes per block instead of the stored 320, 384 or 256).

@@ -208,7 +208,7 @@ GROUP(g_iq4_nl, V_C4W, 1, 0, CK_SC_F16)
 GROUP(g_iq4_xs, V_C4W, 1, 0, CK_SC_F32)
 GROUP(g_q6_K, V_Q6, 2, 0, CK_SC_K)
 GROUP(g_q8_0, V_S8, 1, 0, CK_SC_F16)
-GROUP(g_mxint8, V_S8, 1, 0, CK_SC_F32)
+GROUP(g_mxint8, V_S8, 1, 0, CK_SC_E8I)
 
 T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
     group_fn f;

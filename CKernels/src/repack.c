@@ -66,14 +66,14 @@ static inline int compact5(ck_weight_format f) { return f == CK_WF_Q5_0 || f == 
 
 /// Bytes of one repacked row scale in the dw / mw planes: ue8m0 codes, fp16 or fp32.
 static int scale_bytes(const ck_format_info *info) {
-    return info->e8m0_scales ? 1 : info->half_scales ? 2 : 4;
+    return info->e8m0_offset ? 1 : info->half_scales ? 2 : 4;
 }
 
 ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
     info.code4 = f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS;
-    info.e8m0_scales = f == CK_WF_MXFP4;
+    info.e8m0_offset = f == CK_WF_MXFP4 ? 128 : f == CK_WF_MXINT8 ? 133 : 0;
     if (info.int8_path) {
         // Q5_0, Q5_1 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
         info.qs_block_bytes = compact5(f) ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
@@ -405,6 +405,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                     } else {
                         ck_decode_block32(w->format, raw_row, b, u, d, &m);
                     }
+                    if (w->format == CK_WF_MXINT8) e8m0 = ((const ck_block_mxint8 *)raw_row + b)->e;
                 }
                 if (w->qs_dec) {   // Q5_0 compact copy: nibbles, then the bit-sliced fifth bits
                     uint8_t *c = w->qs_dec + (g * nb + b) * CK_Q5_0_COMPACT_BYTES;
@@ -437,7 +438,7 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = u[4 * j + i];
                 }
                 if (info.kscale_rec) continue;   // the record above holds the scales
-                if (info.e8m0_scales) { ((uint8_t *)w->dw)[di + r] = e8m0; continue; }
+                if (info.e8m0_offset) { ((uint8_t *)w->dw)[di + r] = e8m0; continue; }
                 for (int s = 0; s < info.nsc; s++) {
                     if (info.half_scales) ((ck_half *)w->dw)[di + s * CK_R + r] = ck_fp32_to_fp16(d[s]);
                     else ((float *)w->dw)[di + s * CK_R + r] = d[s];

@@ -5,14 +5,18 @@
 
 #include "ck_matmul.h"
 
-/// fp32 planes (MXINT8), fp16 planes (the fp16-scaled legacy formats), the K-quants' records of
+/// fp32 planes (IQ4_XS), fp16 planes (the fp16-scaled legacy formats), the K-quants' records of
 /// stored d, dmin and codes (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC), or a plane of ue8m0 codes
-/// whose scale is 2^(e - 128) (MXFP4: the block's 2^(e - 127) halved for the doubled values).
-enum { CK_SC_F32, CK_SC_F16, CK_SC_K, CK_SC_E8 };
+/// whose scale is 2^(e - 128) (CK_SC_E8, MXFP4: the block's 2^(e - 127) halved for the doubled
+/// values) or 2^(e - 133) (CK_SC_E8I, MXINT8: the block's 2^(e - 127) times its elements' 2^-6).
+enum { CK_SC_F32, CK_SC_F16, CK_SC_K, CK_SC_E8, CK_SC_E8I };
+
+/// The exponent offset of a ue8m0 plane's scale 2^(e - offset) (ck_format_info.e8m0_offset).
+static inline int ck_e8m0_plane_offset(const int SC) { return SC == CK_SC_E8I ? 133 : 128; }
 
 /// Bytes of one scale in a dw or mw plane stored as SC (not CK_SC_K, whose scales are records).
 static inline int64_t ck_plane_scale_bytes(const int SC) {
-    return SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 ? 1 : 4;
+    return SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 || SC == CK_SC_E8I ? 1 : 4;
 }
 
 /// Bytes per 32-block of one 16-row group in the dw stream: a K record covers 8 blocks, a plane
@@ -27,11 +31,12 @@ static inline int64_t ck_mw_block_bytes(const int HASMIN, const int SC) {
     return HASMIN && SC != CK_SC_K ? CK_R * ck_plane_scale_bytes(SC) : 0;
 }
 
-/// fp32 bits of 2^(e - 128) for a ue8m0 code e, NaN for the NaN code 255: (e - 1) << 23 for
-/// e >= 2, the subnormals 2^-127 and 2^-128 (0x200000 << e) for e = 1 and 0. The SIMD twins
-/// compute the same three cases on vectors.
-static inline uint32_t ck_e8m0_half_bits(uint8_t e) {
-    return e == 255 ? 0x7FC00000u : e >= 2 ? (uint32_t)(e - 1) << 23 : 0x200000u << e;
+/// fp32 bits of 2^(e - offset) for a ue8m0 code e (offset 128 or 133), NaN for the NaN code
+/// 255: (e - offset + 127) << 23 where that is a normal number (e >= offset - 126), else the
+/// subnormal 2^(e - offset + 149) ulps ((1 << (149 - offset)) << e). The SIMD twins compute the
+/// same three cases on vectors.
+static inline uint32_t ck_e8m0_bits(uint8_t e, int offset) {
+    return e == 255 ? 0x7FC00000u : e >= offset - 126 ? (uint32_t)(e - offset + 127) << 23 : (1u << (149 - offset)) << e;
 }
 
 /// Start of the K-quant record holding 32-block b of group g (nb blocks per row). NSC: 2 for Q6_K.

@@ -40,18 +40,20 @@ TSC16 __m512 ck_scales16(const void *dw, const void *mw, int64_t nb, int64_t g, 
         const __m512 v = _mm512_mul_ps(d, ck_codes16(rec + ck_kscale_codes((int)(b % 8), which, NSC), NSC == 2));
         return which == 2 ? _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), _mm512_set1_epi32((int)0x80000000u))) : v;
     }
-    if (SC == CK_SC_E8) {   // 2^(e - 128) from the code (ck_e8m0_half_bits)
+    if (SC == CK_SC_E8 || SC == CK_SC_E8I) {   // 2^(e - offset) from the code (ck_e8m0_bits)
         const uint8_t *e8 = (const uint8_t *)dw + (g * nb + b) * CK_R;
+        const int off = ck_e8m0_plane_offset(SC);
 #if defined(CK_AVX512_EMULATED) || defined(CK_AMX_EMULATED)
         uint32_t v[16];   // this SIMDe release has no 512-bit byte widening
-        for (int i = 0; i < 16; i++) v[i] = ck_e8m0_half_bits(e8[i]);
+        for (int i = 0; i < 16; i++) v[i] = ck_e8m0_bits(e8[i], off);
         __m512i x;
         memcpy(&x, v, 64);
         return _mm512_castsi512_ps(x);
 #else
         const __m512i e = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)e8));
-        __m512i bits = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
-        bits = _mm512_mask_sllv_epi32(bits, _mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), _mm512_set1_epi32(0x200000), e);
+        __m512i bits = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(off - 127)), 23);
+        bits = _mm512_mask_sllv_epi32(bits, _mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(off - 126)),
+                                      _mm512_set1_epi32(1 << (149 - off)), e);
         bits = _mm512_mask_mov_epi32(bits, _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(255)), _mm512_set1_epi32(0x7FC00000));
         return _mm512_castsi512_ps(bits);
 #endif

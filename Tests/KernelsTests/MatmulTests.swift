@@ -192,6 +192,33 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
+    /// MXINT8 rows under every ue8m0 scale code (row r's blocks take codes 4r..4r+3), with
+    /// random int8 elements (-128 included): the kernels keep the scale codes and form
+    /// 2^(e - 133) in registers (fp32 subnormals for codes below 7); every path must equal the
+    /// reference bit for bit at decode and prefill sizes.
+    @Test func mxint8EveryScaleCode() throws {
+        let n = 64, k = 128, blocksPerRow = k / 32
+        var rng = SplitMix64(seed: 81)
+        var blocks: [UInt8] = []
+        for i in 0..<(n * blocksPerRow) {
+            // The scale code of row r, block b is 4r + b, but 255 (NaN) and 100 trade places, so
+            // row 1 holds the subnormal-to-normal step (codes 6 and 7) with no NaN, and row 25 the NaN.
+            blocks.append(UInt8(i == 100 ? 255 : i == 255 ? 100 : i))
+            for _ in 0..<32 { blocks.append(UInt8(truncatingIfNeeded: rng.next())) }
+        }
+        let w = try blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: .mxint8) }
+        for m in [1, 3, 40] {
+            let x = gaussians(m * k, seed: UInt64(m))
+            let ref = runMatmul(w, x, m: m, path: .ref)
+            #expect(ref[0] != 0 && ref[0].magnitude < 0x1p-100 && ref[1].isFinite && ref[25].isNaN)   // the extremes are exercised
+            for path in simdPaths {
+                let y = runMatmul(w, x, m: m, path: path, threads: 2)
+                let differ = (0..<(m * n)).filter { !(y[$0].isNaN && ref[$0].isNaN) && y[$0].bitPattern != ref[$0].bitPattern }
+                #expect(differ.isEmpty, "\(path) m=\(m): \(differ.count) differ, first \(differ.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
+            }
+        }
+    }
+
     /// accumulate: y += x·Wᵀ equals the overwrite result added to the old y, on every path (19
     /// rows: the AMX tiles too).
     @Test(arguments: [WeightFormat.q4_1, .q6_K, .q8_0, .f32])
