@@ -227,10 +227,11 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
                 // Mean K/V bytes per decode token of the last run (set by generate), and the read
                 // rate: the mean of the rates measured just before and just after the runs it is
                 // compared with (the host's rate drifts by up to 2x within minutes).
+                let weightBytes = Roofline.weightBytesPerToken(file, weights: options.weights)
                 let roofline = decodeKVBytesPerToken.map { kv -> Double in
                     let after = Roofline.streamBytesPerSecond(threads: threads)
                     return Roofline.tokensPerSecond(readRate: rateBefore.map { ($0 + after) / 2 } ?? after,
-                                                    weightBytes: Roofline.weightBytesPerToken(file), kvBytes: kv)
+                                                    weightBytes: weightBytes, kvBytes: kv)
                 }
                 decodeKVBytesPerToken = nil
                 // llama-bench has no batched decode test: tgN x P rows stand alone.
@@ -243,7 +244,8 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
                 let m = Measurement(model: info.name, test: name, threads: threads, samples: samples)
                 kvMeans.append(("\(atDepth) t=\(threads)", test.kv, m.mean))
                 if options.json {
-                    printJSON(m, info: info, loadSeconds: loadSeconds, llamaCpp: theirs, roofline: roofline)
+                    printJSON(m, info: info, loadSeconds: loadSeconds, llamaCpp: theirs,
+                              roofline: roofline.map { (tokensPerSecond: $0, weightBytes: weightBytes) })
                 } else {
                     printRow(m, info: info, llamaCpp: theirs, compare: llamaBench != nil, roofline: roofline)
                 }

@@ -40,13 +40,17 @@ func printRow(_ m: Measurement, info: ModelInfo, llamaCpp: LlamaBench.Result?, c
 }
 
 /// One row as a JSON object on one line (`--json`).
-func printJSON(_ m: Measurement, info: ModelInfo, loadSeconds: Double, llamaCpp: LlamaBench.Result?, roofline: Double?) {
+func printJSON(_ m: Measurement, info: ModelInfo, loadSeconds: Double, llamaCpp: LlamaBench.Result?,
+               roofline: (tokensPerSecond: Double, weightBytes: Int)?) {
     var fields: [(key: String, value: JSONValue)] = [
         ("model", .string(info.name)), ("test", .string(m.test)), ("threads", .integer(m.threads)),
         ("tok_s", .number(m.mean)), ("stddev", .number(m.stddev)), ("samples", .array(m.samples.map { JSONValue.number($0) })),
         ("peak_rss_mb", .number(peakRSSMiB())), ("load_s", .number(loadSeconds)),
     ]
-    if let roofline { fields.append(("roofline_tok_s", .number(roofline))) }
+    if let roofline {
+        fields.append(("roofline_tok_s", .number(roofline.tokensPerSecond)))
+        fields.append(("roofline_weight_bytes", .integer(roofline.weightBytes)))
+    }
     if let l = llamaCpp {
         if let rss = l.peakRSSMiB { fields.append(("llama_cpp_peak_rss_mb", .number(rss))) }
         fields += [("llama_cpp_tok_s", .number(l.mean)), ("llama_cpp_stddev", .number(l.stddev)), ("ratio", .number(m.mean / l.mean))]

@@ -1,5 +1,7 @@
 import CKernels
 import Foundation
+import Architectures
+import Engine
 import GGUF
 
 /// The decode roofline: the tokens/s a decode step would reach if it only had to stream its
@@ -41,13 +43,18 @@ enum Roofline {
         return 0
     }
 
-    /// Weight bytes one decode token reads, as stored in the file: every tensor except the token
-    /// embedding, of which one row is read — unless the embedding is also the output matrix (no
-    /// `output.weight`), which reads it whole.
-    static func weightBytesPerToken(_ file: GGUFFile) -> Int {
-        let all = file.tensors.reduce(0) { $0 + $1.byteCount }
+    /// Weight bytes one decode token reads: every tensor except the token embedding, of which one
+    /// row is read — unless the embedding is also the output matrix (no `output.weight`), which
+    /// reads it whole. Natively the file's bytes; with a `--weights` conversion the matrices (the
+    /// 2-D tensors) count in the format they are converted to, which is what decode streams.
+    static func weightBytesPerToken(_ file: GGUFFile, weights: WeightMode = .native) -> Int {
+        func bytes(_ tensor: GGUFTensorInfo) -> Int {
+            guard case let .converted(format) = weights, tensor.shape.count == 2 else { return tensor.byteCount }
+            return tensor.shape[1] * format.rowBytes(k: tensor.shape[0])
+        }
+        let all = file.tensors.reduce(0) { $0 + bytes($1) }
         guard file.tensor(named: "output.weight") != nil, let embedding = file.tensor(named: "token_embd.weight") else { return all }
-        return all - embedding.byteCount
+        return all - bytes(embedding)
     }
 
     /// Roofline tokens/s for a decode step reading `weightBytes` of weights and `kvBytes` of

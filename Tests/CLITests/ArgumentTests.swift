@@ -1,4 +1,5 @@
 import Foundation
+import GGUF
 import Testing
 
 /// The command line as people with llama.cpp habits type it, for `quanta` and `bench` (one
@@ -176,5 +177,22 @@ import Testing
         }
         #expect(rows.map { $0["test"] as? String } == ["tg4", "tg4 x 2", "tg4 x 3"], "\(r.stdout)")
         #expect(rows.allSatisfy { ($0["tok_s"] as? Double ?? 0) > 0 }, "\(r.stdout)")
+    }
+
+    /// The decode roofline counts the bytes decode streams: the file's tensors natively, and with
+    /// `--weights mxfp4` every matrix (2-D tensor; SmolLM2's tied embedding is its head) at MXFP4's
+    /// 17 bytes per 32 values instead of the file's Q4_1 blocks.
+    @Test func benchRooflineCountsTheConvertedBytes() throws {
+        let file = try GGUFFile(path: smollm)
+        let native = file.tensors.reduce(0) { $0 + $1.byteCount }
+        let mxfp4 = file.tensors.reduce(0) { $0 + ($1.shape.count == 2 ? $1.shape[1] * $1.shape[0] / 32 * 17 : $1.byteCount) }
+        #expect(file.tensor(named: "output.weight") == nil && mxfp4 < native)
+        for (weights, expected) in [("native", native), ("mxfp4", mxfp4)] {
+            let r = try runQuanta(["-m", smollm, "-p", "0", "-n", "2", "-r", "1", "-t", "1", "--weights", weights, "--json"],
+                                  timeout: 120, program: "bench")
+            #expect(r.status == 0, "\(r.stderr)")
+            let row = try JSONSerialization.jsonObject(with: Data(r.stdout.split(separator: "\n").first.map(String.init)?.utf8 ?? "".utf8))
+            #expect((row as? [String: Any])?["roofline_weight_bytes"] as? Int == expected, "\(weights): \(r.stdout)")
+        }
     }
 }
