@@ -2,6 +2,7 @@
 // dequantizes one row at a time into fp32 scratch of its own and quantizes it into place, so an
 // fp32 copy of the tensor never exists (a 1B model's head alone would be 1 GB of it).
 #pragma STDC FP_CONTRACT OFF
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ck_convert.h"
@@ -16,7 +17,7 @@ typedef struct {
     ck_weight_format format;
     uint8_t *dst;
     int64_t dst_row_bytes, n, k;
-    int failed[256];   // per thread: a row the dequantizer rejected, or no scratch
+    atomic_int failed;   // a row the dequantizer rejected, or no scratch
 } convert_job;
 
 /// Quantizes one fp32 row of k values into `format`; 0, or -1 for a format with no quantizer.
@@ -37,23 +38,20 @@ static void convert_part(void *ctx, int t, int nt) {
     convert_job *j = ctx;
     const int64_t r0 = j->n * t / nt, r1 = j->n * (t + 1) / nt;
     float *row = malloc((size_t)j->k * sizeof(float));
-    if (!row) { j->failed[t] = 1; return; }
-    for (int64_t r = r0; r < r1 && !j->failed[t]; r++) {
+    if (!row) { atomic_store(&j->failed, 1); return; }
+    for (int64_t r = r0; r < r1 && !atomic_load_explicit(&j->failed, memory_order_relaxed); r++) {
         if (ck_dequantize_row(j->type, j->src + r * j->src_row_bytes, row, j->k) != 0 ||
             quantize_row(j->format, row, j->dst + r * j->dst_row_bytes, j->k) != 0)
-            j->failed[t] = 1;
+            atomic_store(&j->failed, 1);
     }
     free(row);
 }
 
 int ck_convert_rows(ck_type type, const void *src, int64_t src_row_bytes, ck_weight_format format, void *dst,
                     int64_t dst_row_bytes, int64_t n, int64_t k, int threads) {
+    if (threads > n) threads = (int)n;
     if (threads < 1) threads = 1;
-    if (threads > 256) threads = 256;
-    if (threads > n) threads = n < 1 ? 1 : (int)n;
-    convert_job j = {type, src, src_row_bytes, format, dst, dst_row_bytes, n, k, {0}};
+    convert_job j = {type, src, src_row_bytes, format, dst, dst_row_bytes, n, k, 0};
     ck_parallel(convert_part, &j, threads);
-    for (int t = 0; t < threads; t++)
-        if (j.failed[t]) return -1;
-    return 0;
+    return atomic_load(&j.failed) ? -1 : 0;
 }

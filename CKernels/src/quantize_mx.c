@@ -11,14 +11,16 @@
 #include <string.h>
 #include "ck_mx.h"
 
-/// Minifloat geometry: mantissa bits, exponent bias, max normal, and NaN / inf handling.
-typedef struct { int mbits, bias; float maxnorm; } minifloat;
+/// Minifloat geometry: mantissa bits, exponent bias, sign bit, the code of the largest finite
+/// value (encoding saturates there), the code a NaN encodes to, and infinity's magnitude code (-1:
+/// the format has none, infinities saturate).
+typedef struct { int mbits, bias, sbit; uint32_t maxcode; uint8_t nan_code; int inf_code; } minifloat;
 
-static minifloat geometry(ck_mx_elem kind) {
+static inline __attribute__((always_inline)) minifloat geometry(ck_mx_elem kind) {
     switch (kind) {
-    case CK_MX_E4M3: return (minifloat){3, 7, 448.0f};
-    case CK_MX_E5M2: return (minifloat){2, 15, 57344.0f};
-    default: return (minifloat){1, 1, 6.0f};     // E2M1
+    case CK_MX_E4M3: return (minifloat){3, 7, 7, 0x7E, 0x7F, -1};      // 448; 0x7F is NaN
+    case CK_MX_E5M2: return (minifloat){2, 15, 7, 0x7B, 0x7E, 0x7C};   // 57344
+    default: return (minifloat){1, 1, 3, 0x7, 0, -1};                 // E2M1: 6
     }
 }
 
@@ -35,9 +37,8 @@ int ck_mx_elem_emax(ck_mx_elem kind) {
 float ck_mx_elem_decode(ck_mx_elem kind, uint8_t code) {
     if (kind == CK_MX_INT8) return ldexpf((float)(int8_t)code, -6);
     const int ebits = kind == CK_MX_E4M3 ? 4 : kind == CK_MX_E5M2 ? 5 : 2;
-    const int sbit = kind == CK_MX_E2M1 ? 3 : 7;
     const minifloat g = geometry(kind);
-    const int sign = (code >> sbit) & 1;
+    const int sign = (code >> g.sbit) & 1;
     const int exp = (code >> g.mbits) & ((1 << ebits) - 1);
     const int mant = code & ((1 << g.mbits) - 1);
     float v;
@@ -73,27 +74,26 @@ static inline float round_even(float y) {
     return (y + 0x1.8p23f) - 0x1.8p23f;   // not folded: FP_CONTRACT is off and no fast-math
 }
 
-/// The code of v's nearest value (ties to the even code) in a minifloat with MBITS mantissa bits
-/// and exponent bias BIAS, saturating at MAXCODE's value; NaN -> NAN_CODE (no sign); infinity
-/// -> INF_CODE when the format has infinities (else saturates). Normal values round on the fp32
-/// bits (adding half a quantum minus one plus the kept mantissa's last bit, so ties go to even,
-/// and a carry moves into the exponent as it should); values below the smallest normal are a
-/// multiple of the subnormal quantum, rounded by round_even.
-static inline __attribute__((always_inline)) uint8_t encode_minifloat(float v, const int MBITS, const int BIAS,
-                                                                      const int SBIT, const uint32_t MAXCODE,
-                                                                      const uint8_t NAN_CODE, const int INF_CODE) {
+/// The code of v's nearest value (ties to the even code) in minifloat `kind` (a constant where
+/// this is inlined, so its geometry folds away), saturating at the largest finite value; NaN ->
+/// the geometry's NaN code (no sign); infinity -> its infinity code, or saturates. Normal values
+/// round on the fp32 bits (adding half a quantum minus one plus the kept mantissa's last bit, so
+/// ties go to even, and a carry moves into the exponent as it should); values below the
+/// smallest normal are a multiple of the subnormal quantum, rounded by round_even.
+static inline __attribute__((always_inline)) uint8_t encode_minifloat(float v, ck_mx_elem kind) {
+    const minifloat g = geometry(kind);
     uint32_t u;
     memcpy(&u, &v, 4);
-    const uint8_t sign = (u >> 31) ? (uint8_t)(1u << SBIT) : 0;
+    const uint8_t sign = (u >> 31) ? (uint8_t)(1u << g.sbit) : 0;
     const uint32_t au = u & 0x7FFFFFFFu;
-    if (au > 0x7F800000u) return NAN_CODE;
-    if (au == 0x7F800000u && INF_CODE >= 0) return sign | (uint8_t)INF_CODE;
+    if (au > 0x7F800000u) return g.nan_code;
+    if (au == 0x7F800000u && g.inf_code >= 0) return sign | (uint8_t)g.inf_code;
     float a;
     memcpy(&a, &au, 4);
-    if (a < pow2f(1 - BIAS)) return sign | (uint8_t)round_even(a * pow2f(BIAS - 1 + MBITS));
-    const uint32_t r = au + ((1u << (22 - MBITS)) - 1) + ((au >> (23 - MBITS)) & 1);
-    const uint32_t code = au >= 0x7F800000u ? MAXCODE : (r >> (23 - MBITS)) - ((uint32_t)(127 - BIAS) << MBITS);
-    return sign | (uint8_t)(code > MAXCODE ? MAXCODE : code);
+    if (a < pow2f(1 - g.bias)) return sign | (uint8_t)round_even(a * pow2f(g.bias - 1 + g.mbits));
+    const uint32_t r = au + ((1u << (22 - g.mbits)) - 1) + ((au >> (23 - g.mbits)) & 1);
+    const uint32_t code = au >= 0x7F800000u ? g.maxcode : (r >> (23 - g.mbits)) - ((uint32_t)(127 - g.bias) << g.mbits);
+    return sign | (uint8_t)(code > g.maxcode ? g.maxcode : code);
 }
 
 static inline __attribute__((always_inline)) uint8_t encode_int8(float v) {
@@ -105,16 +105,12 @@ static inline __attribute__((always_inline)) uint8_t encode_int8(float v) {
     return (uint8_t)(int8_t)q;
 }
 
-#define ENCODE_E4M3(v) encode_minifloat(v, 3, 7, 7, 0x7E, 0x7F, -1)
-#define ENCODE_E5M2(v) encode_minifloat(v, 2, 15, 7, 0x7B, 0x7E, 0x7C)
-#define ENCODE_E2M1(v) encode_minifloat(v, 1, 1, 3, 0x7, 0, -1)
-
 uint8_t ck_mx_elem_encode(ck_mx_elem kind, float v) {
     switch (kind) {
     case CK_MX_INT8: return encode_int8(v);
-    case CK_MX_E4M3: return ENCODE_E4M3(v);
-    case CK_MX_E5M2: return ENCODE_E5M2(v);
-    default: return ENCODE_E2M1(v);
+    case CK_MX_E4M3: return encode_minifloat(v, CK_MX_E4M3);
+    case CK_MX_E5M2: return encode_minifloat(v, CK_MX_E5M2);
+    default: return encode_minifloat(v, CK_MX_E2M1);
     }
 }
 
@@ -141,9 +137,9 @@ static uint8_t quantize_block(const float *x, ck_mx_elem kind, uint8_t codes[32]
     const float s = pow2f(127 - (int)e);   // x * s rounds once, as ldexpf(x, 127 - e)
     switch (kind) {   // one loop per kind, each encoder inlined
     case CK_MX_INT8: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = encode_int8(x[i] * s); break;
-    case CK_MX_E4M3: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = ENCODE_E4M3(x[i] * s); break;
-    case CK_MX_E5M2: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = ENCODE_E5M2(x[i] * s); break;
-    default: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = ENCODE_E2M1(x[i] * s); break;
+    case CK_MX_E4M3: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = encode_minifloat(x[i] * s, CK_MX_E4M3); break;
+    case CK_MX_E5M2: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = encode_minifloat(x[i] * s, CK_MX_E5M2); break;
+    default: for (int i = 0; i < CK_MX_BLOCK; i++) codes[i] = encode_minifloat(x[i] * s, CK_MX_E2M1); break;
     }
     return e;
 }

@@ -3,10 +3,13 @@
 #pragma STDC FP_CONTRACT OFF
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "ck_matmul.h"
 #include "ck_convert.h"
 #include "scale_storage.h"
+
+_Static_assert(offsetof(ck_block_mxfp4, e) == 0 && offsetof(ck_block_mxint8, e) == 0, "MX blocks start with their scale code");
 
 /// The format's own facts (the repacked sizes are derived in ck_weight_format_info).
 static ck_format_info format_facts(ck_weight_format f) {
@@ -73,7 +76,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
     info.code4 = f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS;
-    info.e8m0_offset = f == CK_WF_MXFP4 ? 128 : f == CK_WF_MXINT8 ? 133 : 0;
+    info.e8m0_offset = f == CK_WF_MXFP4 ? ck_e8m0_plane_offset(CK_SC_E8) : f == CK_WF_MXINT8 ? ck_e8m0_plane_offset(CK_SC_E8I) : 0;
     if (info.int8_path) {
         // Q5_0, Q5_1 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
         info.qs_block_bytes = compact5(f) ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
@@ -398,14 +401,14 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                     if (q) packed = pack_direct(w->format, raw_row, b, q, r, d, &m);
                     if (packed) {
                         // d and m are set; the values are in place
-                    } else if (info.code4) {   // MXFP4: the stored codes and scale code, not u and dw
+                    } else if (info.code4) {   // MXFP4: the stored codes, not u
                         const ck_block_mxfp4 *x = (const ck_block_mxfp4 *)raw_row + b;
                         for (int j = 0; j < 16; j++) { u[j] = x->qs[j] & 15; u[j + 16] = x->qs[j] >> 4; }
-                        e8m0 = x->e;
                     } else {
                         ck_decode_block32(w->format, raw_row, b, u, d, &m);
                     }
-                    if (w->format == CK_WF_MXINT8) e8m0 = ((const ck_block_mxint8 *)raw_row + b)->e;
+                    // MXFP4 and MXINT8 keep their stored scale codes, the first byte of each block.
+                    if (info.e8m0_offset) e8m0 = raw_row[b * info.block_bytes];
                 }
                 if (w->qs_dec) {   // Q5_0 compact copy: nibbles, then the bit-sliced fifth bits
                     uint8_t *c = w->qs_dec + (g * nb + b) * CK_Q5_0_COMPACT_BYTES;

@@ -113,11 +113,8 @@ public final class WeightMatrix: @unchecked Sendable {
         guard dequantizableTypes.contains(tensor.type) else {
             throw .unsupportedTensorType(tensor: tensor.name, type: tensor.type)
         }
-        guard format.isMX || format == .f32 || format == .f16 || format == .bf16 else {
-            throw .invalidWeight(tensor: name, reason: "no quantizer to \(format) (load the GGUF tensor as it is)")
-        }
         let k = tensor.rowLength
-        guard k % 32 == 0 else { throw .invalidWeight(tensor: name, reason: "k = \(k) is not a multiple of 32") }
+        try Self.checkQuantizable(to: format, k: k, name: name)
         let sourceRowBytes = k / tensor.type.blockSize * tensor.type.blockBytes, rowBytes = format.rowBytes(k: k)
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, rows.count * rowBytes), alignment: 64)
         let status = ck_convert_rows(ck_type(tensor.type.rawValue), file.tensorData(tensor).baseAddress! + rows.lowerBound * sourceRowBytes,
@@ -127,13 +124,19 @@ public final class WeightMatrix: @unchecked Sendable {
         self.init(name: name, format: format, n: rows.count, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
     }
 
-    /// Quantizes fp32 values `[n][k]` into `format` (MX formats, `f32`, `f16`, `bf16`).
-    public convenience init(quantizing values: [Float], n: Int, k: Int, as format: WeightFormat, name: String = "weight") throws(EngineError) {
-        precondition(values.count == n * k, "values must hold n * k elements")
+    /// Throws unless rows of k values can be quantized into `format` (`ck_convert_rows`' targets:
+    /// the MX formats, `f32`, `f16`, `bf16`; k a whole number of 32-blocks).
+    private static func checkQuantizable(to format: WeightFormat, k: Int, name: String) throws(EngineError) {
         guard format.isMX || format == .f32 || format == .f16 || format == .bf16 else {
             throw .invalidWeight(tensor: name, reason: "no quantizer to \(format) (load the GGUF tensor as it is)")
         }
         guard k % 32 == 0 else { throw .invalidWeight(tensor: name, reason: "k = \(k) is not a multiple of 32") }
+    }
+
+    /// Quantizes fp32 values `[n][k]` into `format` (MX formats, `f32`, `f16`, `bf16`).
+    public convenience init(quantizing values: [Float], n: Int, k: Int, as format: WeightFormat, name: String = "weight") throws(EngineError) {
+        precondition(values.count == n * k, "values must hold n * k elements")
+        try Self.checkQuantizable(to: format, k: k, name: name)
         let rowBytes = format.rowBytes(k: k)
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, n * rowBytes), alignment: 64)
         let status = values.withUnsafeBufferPointer { v in
