@@ -102,14 +102,18 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 const uint8_t *ck_code4_u(ck_weight_format f);
 
 /// How far ahead of its loads a decode (M = 1) kernel prefetches the weight stream, in bytes
-/// (scale planes: an eighth of it). Both decode kernels (matvec_avx2.c, matmul_avx512.c) walk the
-/// repacked groups in address order as one forward stream per array. Zen 5 EPYC VM, 2 threads,
-/// tg128, builds alternating in each of 5 rounds, median t/s at 1024 / 2048 / 4096 bytes:
-/// SmolLM2 290 / 312 / 330, again 296 / 299 / 317, and 1024 / 4096 / 8192: 311 / 355 / 323;
-/// Gemma 3 (4 rounds) 119 / 124 / 144; the AVX2 matvec there 260 -> 293 and 114 -> 136 at 4096.
-/// One thread streams ~19 GB/s at ~150 ns latency: ~3 KB in flight, more than 1 KiB ahead.
+/// (scale planes: an eighth of it). Both decode kernels (matvec_avx2.c, matmul_avx512.c) and the
+/// float decode walk the repacked groups in address order as one forward stream per array. The
+/// distance is a time ahead of the loads (bandwidth x latency), the same for every format: one
+/// core streaming 30-40 GB/s at 150-200 ns keeps 5-8 KB in flight. Measured inside one process,
+/// tokens alternating between two distances (this host's memory rate moves by up to 1.6x from
+/// one process to the next, so builds compared across processes hide a few per cent), Zen 5 EPYC
+/// VM, 2 threads, time in the decode matmuls at 6144 against 4096 bytes: Llama 3.2 1B shapes
+/// Q6_K -5.6 %, Q4_0 -3.4 %, Qwen 2.5 1.5B Q4_K_M -4.4 % (AVX2 path: Q4_0 -2.2 %, Q6_K -6.6 %),
+/// SmolLM2 -4 / -7 %, Gemma 3 -6 / -1 %, MXFP8 -2 %, Qwen3 4B Q8_0 +-1 %; 7168 as 6144; 8192:
+/// Q4_0 +1.9 %; 2048: Q6_K +14 %.
 #ifndef CK_DECODE_PF_BYTES
-#define CK_DECODE_PF_BYTES 4096
+#define CK_DECODE_PF_BYTES 6144
 #endif
 
 /// A weight matrix as the kernels see it. `raw` is the original block data (GGUF or MX), rows
