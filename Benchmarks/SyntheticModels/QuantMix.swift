@@ -5,7 +5,7 @@ import GGUF
 /// the presets listed here, followed by its fallback for rows that are not a whole number of the
 /// type's blocks.
 public enum QuantMix: String, CaseIterable, Sendable {
-    case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q4_K_M = "q4_k_m", q5_K_M = "q5_k_m"
+    case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q3_K_M = "q3_k_m", q4_K_M = "q4_k_m", q5_K_M = "q5_k_m"
     /// Every matrix in binary16 or bfloat16, as llama.cpp's converter writes an unquantized model
     /// (`--outtype f16`, `--outtype bf16`).
     case f16, bf16
@@ -20,6 +20,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q5_0: return .q5_0
         case .q8_0: return .q8_0
         case .q6_K: return .q6_K
+        case .q3_K_M: return .q3_K
         case .q4_K_M: return .q4_K
         case .q5_K_M: return .q5_K
         case .f16: return .f16
@@ -35,6 +36,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q4_1: return 3
         case .q8_0: return 7
         case .q5_0: return 8
+        case .q3_K_M: return 12
         case .q4_K_M: return 15
         case .q5_K_M: return 17
         case .q6_K: return 18
@@ -61,6 +63,12 @@ public enum QuantMix: String, CaseIterable, Sendable {
             if name.hasSuffix(".attn_v.weight") && moreBits { type = .q6_K }
             if name.hasSuffix(".ffn_down.weight") && moreBits { type = .q6_K }
             if name.hasSuffix(".attn_qkv.weight") { type = self == .q4_K_M ? .q5_K : .q6_K }
+        } else if self == .q3_K_M, let layer {
+            // V in Q5_K for the first two layers and Q4_K after; FFN-down in Q5_K for the first
+            // sixteenth and Q4_K after; the attention output and fused QKV in Q4_K.
+            if name.hasSuffix(".attn_v.weight") { type = layer < 2 ? .q5_K : .q4_K }
+            if name.hasSuffix(".ffn_down.weight") { type = layer < layers / 16 ? .q5_K : .q4_K }
+            if name.hasSuffix(".attn_output.weight") || name.hasSuffix(".attn_qkv.weight") { type = .q4_K }
         } else if self == .iq4_xs, let layer {
             // V in Q5_K when four or more query heads share a K/V head; FFN-down of the first
             // eighth of the layers in Q5_K (no importance matrix).
@@ -75,6 +83,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
     static func fallback(_ type: GGMLType, columns: Int) -> GGMLType {
         guard columns % type.blockSize != 0 else { return type }
         switch type {
+        case .q3_K: return .q4_0
         case .q4_K: return .q5_0
         case .q5_K: return .q5_1
         case .q6_K: return .q8_0

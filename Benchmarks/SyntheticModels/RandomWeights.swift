@@ -70,6 +70,9 @@ enum RandomWeights {
             case .q5_K: (scale, minimum, quantSpread, minimumPerScale) = (0, 2, 527, 15.5)
             // d·s·(q − 32), s an int8 and q on 0…63: sd 73.9 · 18.5 = 1365; d is the last field.
             case .q6_K: (scale, minimum, quantSpread, minimumPerScale) = (208, nil, 1365, 0)
+            // d·(s − 32)·(q − 4), a 6-bit s (E[(s − 32)²] = 341.5) and q on 0…7 (E[(q − 4)²] = 5.5):
+            // sd √(341.5 · 5.5) = 43.3; d is the last field.
+            case .q3_K: (scale, minimum, quantSpread, minimumPerScale) = (108, nil, 43.3, 0)
             default: return nil
             }
         }

@@ -66,6 +66,7 @@ func benchBlocks(_ format: WeightFormat, n: Int, k: Int) -> [UInt8] {
         case .q5_1: half(o, 0.004); half(o + 2, -0.06)
         case .q4_K, .q5_K: half(o, 0.0003); half(o + 2, 0.0002)
         case .q6_K: half(o + 208, 0.0001)
+        case .q3_K: half(o + 108, 0.002)
         default: break
         }
     }
@@ -150,7 +151,7 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
         KernelShape(model: "qwen2.5-1.5b", name: "ffn_gate/up", n: 8960, k: 1536, formats: [.q4_K, .q5_K, .q6_K]),
         KernelShape(model: "qwen2.5-1.5b", name: "ffn_down", n: 1536, k: 8960, formats: [.q4_K, .q6_K]),
     ]
-    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .iq4_nl, .iq4_xs, .q4_K, .q5_K, .q6_K, .f16, .bf16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
+    let everything: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .iq4_nl, .iq4_xs, .q3_K, .q4_K, .q5_K, .q6_K, .f16, .bf16, .mxint8, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2]
     if all {
         shapes = shapes.map { s in KernelShape(model: s.model, name: s.name, n: s.n, k: s.k, formats: everything.filter { s.k % $0.blockSize == 0 }) }
     }

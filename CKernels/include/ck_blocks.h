@@ -28,6 +28,7 @@ typedef enum {
     CK_TYPE_Q5_1 = 7,
     CK_TYPE_Q8_0 = 8,
     CK_TYPE_Q8_1 = 9,
+    CK_TYPE_Q3_K = 11,
     CK_TYPE_Q4_K = 12,
     CK_TYPE_Q5_K = 13,
     CK_TYPE_Q6_K = 14,
@@ -59,6 +60,10 @@ typedef struct { ck_half d; uint8_t qs[16]; } ck_block_iq4_nl;
 typedef struct { ck_half d; uint16_t scales_h; uint8_t scales_l[CK_QK_K / 64]; uint8_t qs[CK_QK_K / 2]; } ck_block_iq4_xs;
 /// Activation-side Q8_0 with s = d * sum(qs), used against formats with a minimum (Q4_1, Q5_1).
 typedef struct { ck_half d; ck_half s; int8_t qs[32]; } ck_block_q8_1;
+/// 16 sub-blocks of 16: y = d * (sc[j] - 32) * (q - 4), q = 2 bits of qs | 1 bit of hmask << 2
+/// (elements 32j..32j+31: bits 2(j%4).. of qs[32(j/4) + l], bit j of hmask[l]); the 6-bit sc[j]
+/// are split over `scales` (ck_q3_K_scale). d is last.
+typedef struct { uint8_t hmask[CK_QK_K / 8]; uint8_t qs[CK_QK_K / 4]; uint8_t scales[12]; ck_half d; } ck_block_q3_K;
 /// 8 sub-blocks of 32: y = d*sc[j]*q - dmin*m[j], 6-bit sc/m packed in `scales`.
 typedef struct { ck_half d; ck_half dmin; uint8_t scales[CK_K_SCALE_SIZE]; uint8_t qs[CK_QK_K / 2]; } ck_block_q4_K;
 /// Q4_K plus a fifth bit per element in qh.
@@ -83,7 +88,14 @@ static inline int ck_iq4_xs_scale(const ck_block_iq4_xs *x, int j) {
     return ((x->scales_l[j / 2] >> (4 * (j % 2))) & 15) | (((x->scales_h >> (2 * j)) & 3) << 4);
 }
 _Static_assert(sizeof(ck_block_q8_1) == 36, "q8_1 block size");
+_Static_assert(sizeof(ck_block_q3_K) == 110, "q3_K block size");
 _Static_assert(sizeof(ck_block_q4_K) == 144, "q4_K block size");
+
+/// The 6-bit scale code of sub-block i (0..15) of a Q3_K block (its scale is d * (code - 32)):
+/// the low four bits are nibble i / 8 of scales[i % 8], the top two bits i / 4 of scales[8 + i % 4].
+static inline int ck_q3_K_scale(const ck_block_q3_K *x, int i) {
+    return ((x->scales[i % 8] >> (4 * (i / 8))) & 15) | (((x->scales[8 + i % 4] >> (2 * (i / 4))) & 3) << 4);
+}
 _Static_assert(sizeof(ck_block_q5_K) == 176, "q5_K block size");
 _Static_assert(sizeof(ck_block_q6_K) == 210, "q6_K block size");
 _Static_assert(sizeof(ck_block_q8_K) == 292, "q8_K block size");

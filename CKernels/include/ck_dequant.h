@@ -23,6 +23,7 @@ void ck_dequantize_row_q4_1(const ck_block_q4_1 *x, float *y, int64_t n);
 void ck_dequantize_row_q5_0(const ck_block_q5_0 *x, float *y, int64_t n);
 void ck_dequantize_row_q5_1(const ck_block_q5_1 *x, float *y, int64_t n);
 void ck_dequantize_row_q8_0(const ck_block_q8_0 *x, float *y, int64_t n);
+void ck_dequantize_row_q3_K(const ck_block_q3_K *x, float *y, int64_t n);
 void ck_dequantize_row_q4_K(const ck_block_q4_K *x, float *y, int64_t n);
 void ck_dequantize_row_q5_K(const ck_block_q5_K *x, float *y, int64_t n);
 void ck_dequantize_row_q6_K(const ck_block_q6_K *x, float *y, int64_t n);

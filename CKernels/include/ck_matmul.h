@@ -26,7 +26,7 @@
 typedef enum {
     CK_WF_F32 = 0, CK_WF_F16, CK_WF_Q4_0, CK_WF_Q4_1, CK_WF_Q5_0, CK_WF_Q8_0, CK_WF_Q4_K, CK_WF_Q6_K,
     CK_WF_MXINT8, CK_WF_MXFP8_E4M3, CK_WF_MXFP8_E5M2, CK_WF_MXFP4, CK_WF_Q5_K, CK_WF_BF16,
-    CK_WF_Q5_1, CK_WF_IQ4_NL, CK_WF_IQ4_XS, CK_WF_COUNT
+    CK_WF_Q5_1, CK_WF_IQ4_NL, CK_WF_IQ4_XS, CK_WF_Q3_K, CK_WF_COUNT
 } ck_weight_format;
 
 /// How block scales are stored in the weight format.
@@ -60,13 +60,13 @@ typedef struct {
     int64_t block_bytes; ///< bytes per on-disk block
     int int8_path;       ///< 1: integer canonical form (quantized activations); 0: float path
     int packed4;         ///< repacked values (MXFP4: their codes) fit in 4 bits (two per byte)
-    int nsc;             ///< scales per 32 elements (1, or 2 for Q6_K)
+    int nsc;             ///< scales per 32 elements (1, or 2 for Q3_K and Q6_K)
     int has_min;         ///< mw is stored (Q4_1, Q4_K); otherwise mw = -off * dw
     int off;             ///< offset added to the signed integer to make it unsigned
     ck_scale_format scale;
     ck_act_format act;
     int half_scales;     ///< repacked dw/mw are stored as fp16 (exact: the format's scales are fp16)
-    int kscale_rec;      ///< K-quants (Q4_K, Q6_K): bytes of one scale record in dw (see
+    int kscale_rec;      ///< K-quants (Q3_K, Q4_K, Q5_K, Q6_K): bytes of one scale record in dw (see
                          ///< ck_weights), else 0
     int code4;           ///< packed4 holds 4-bit codes that ck_code4_u maps to u (MXFP4, IQ4_NL, IQ4_XS), not u
     int e8m0_offset;     ///< nonzero: dw holds the stored ue8m0 codes, one byte per row and block, for scales 2^(e - e8m0_offset) (MXFP4 128, MXINT8 133)
@@ -82,7 +82,7 @@ typedef struct {
 #define CK_Q5_0_COMPACT_BYTES 320
 /// Bytes of one K-quant scale record (ck_weights.dw), per 16-row group and 256-element
 /// super-block: Q4_K and Q5_K fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16]; Q6_K fp16 d[16],
-/// i8 sc[8][2][16] ([32-block][half][row]).
+/// i8 sc[8][2][16] ([32-block][half][row]); Q3_K as Q6_K, its codes sc - 32.
 #define CK_Q4_K_SCALE_REC 320
 #define CK_Q6_K_SCALE_REC 288
 /// Bytes per 16-row group and 32-block of Q6_K's values (ck_weights.qs): 6 bits per weight.

@@ -13,7 +13,7 @@ int64_t ck_type_block_size(ck_type type) {
     case CK_TYPE_F32: case CK_TYPE_F16: case CK_TYPE_BF16: return 1;
     case CK_TYPE_Q4_0: case CK_TYPE_Q4_1: case CK_TYPE_Q5_0: case CK_TYPE_Q5_1:
     case CK_TYPE_Q8_0: case CK_TYPE_Q8_1: case CK_TYPE_IQ4_NL: return CK_QK32;
-    case CK_TYPE_Q4_K: case CK_TYPE_Q5_K: case CK_TYPE_Q6_K: case CK_TYPE_Q8_K: case CK_TYPE_IQ4_XS: return CK_QK_K;
+    case CK_TYPE_Q3_K: case CK_TYPE_Q4_K: case CK_TYPE_Q5_K: case CK_TYPE_Q6_K: case CK_TYPE_Q8_K: case CK_TYPE_IQ4_XS: return CK_QK_K;
     }
     return 0;
 }
@@ -30,6 +30,7 @@ int64_t ck_type_block_bytes(ck_type type) {
     case CK_TYPE_Q8_1: return sizeof(ck_block_q8_1);
     case CK_TYPE_IQ4_NL: return sizeof(ck_block_iq4_nl);
     case CK_TYPE_IQ4_XS: return sizeof(ck_block_iq4_xs);
+    case CK_TYPE_Q3_K: return sizeof(ck_block_q3_K);
     case CK_TYPE_Q4_K: return sizeof(ck_block_q4_K);
     case CK_TYPE_Q5_K: return sizeof(ck_block_q5_K);
     case CK_TYPE_Q6_K: return sizeof(ck_block_q6_K);
@@ -146,6 +147,22 @@ void ck_dequantize_row_q5_K(const ck_block_q5_K *x, float *y, int64_t n) {
     }
 }
 
+void ck_dequantize_row_q3_K(const ck_block_q3_K *x, float *y, int64_t n) {
+    for (int64_t b = 0; b < n / CK_QK_K; b++) {
+        const float d = ck_fp16_to_fp32(x[b].d);
+        // 32-element run j: two bits at 2(j%4) of qs[32(j/4) + l], the third bit j of hmask[l]
+        // (clear means minus 4), scale codes 2j (elements 0..15) and 2j + 1.
+        for (int j = 0; j < 8; j++, y += 32) {
+            const uint8_t *q = x[b].qs + 32 * (j / 4);
+            for (int l = 0; l < 32; l++) {
+                const float dl = d * (float)(ck_q3_K_scale(&x[b], 2 * j + l / 16) - 32);
+                const int v = ((q[l] >> (2 * (j % 4))) & 3) - ((x[b].hmask[l] >> j) & 1 ? 0 : 4);
+                y[l] = dl * (float)v;
+            }
+        }
+    }
+}
+
 void ck_dequantize_row_q6_K(const ck_block_q6_K *x, float *y, int64_t n) {
     for (int64_t b = 0; b < n / CK_QK_K; b++) {
         const float d = ck_fp16_to_fp32(x[b].d);
@@ -202,6 +219,7 @@ int ck_dequantize_row(ck_type type, const void *x, float *y, int64_t n) {
     case CK_TYPE_Q8_0: ck_dequantize_row_q8_0(x, y, n); return 0;
     case CK_TYPE_Q4_K: ck_dequantize_row_q4_K(x, y, n); return 0;
     case CK_TYPE_Q5_K: ck_dequantize_row_q5_K(x, y, n); return 0;
+    case CK_TYPE_Q3_K: ck_dequantize_row_q3_K(x, y, n); return 0;
     case CK_TYPE_Q6_K: ck_dequantize_row_q6_K(x, y, n); return 0;
     case CK_TYPE_IQ4_NL: ck_dequantize_row_iq4_nl(x, y, n); return 0;
     case CK_TYPE_IQ4_XS: ck_dequantize_row_iq4_xs(x, y, n); return 0;

@@ -123,10 +123,10 @@ ck_kernel_path ck_kernel_path_set(int path) {
 /// Every integer format with the same entry.
 #define INTS(E) [CK_WF_Q4_0] = E, [CK_WF_Q4_1] = E, [CK_WF_Q8_0] = E, [CK_WF_Q4_K] = E, \
                 [CK_WF_Q6_K] = E, [CK_WF_MXINT8] = E, [CK_WF_MXFP4] = E, [CK_WF_Q5_0] = E, [CK_WF_Q5_1] = E, [CK_WF_Q5_K] = E, \
-                [CK_WF_IQ4_NL] = E, [CK_WF_IQ4_XS] = E
+                [CK_WF_IQ4_NL] = E, [CK_WF_IQ4_XS] = E, [CK_WF_Q3_K] = E
 /// The AVX-512 paths' integer formats.
 #define AVX512_INTS(DECODE, PREFILL) INTS(((ck_format_kernels){DECODE, PREFILL}))
-/// Q6_K on the AMX paths stays on the VNNI tile: its two half-block scales need two K = 16 tile
+/// Q6_K (and Q3_K) on the AMX paths stays on the VNNI tile: its two half-block scales need two K = 16 tile
 /// products per block and twice the epilogue, and AMX measured 0.7x the VNNI tile (a Xeon with
 /// AMX-INT8, gemma3 ffn_down 640 x 2048, m = 512).
 #define AMX_INTS(VNNI, PREFILL, VNNI_PREFILL)                                                 \
@@ -134,7 +134,8 @@ ck_kernel_path ck_kernel_path_set(int path) {
     [CK_WF_Q8_0] = {VNNI, PREFILL}, [CK_WF_Q4_K] = {VNNI, PREFILL},                         \
     [CK_WF_MXINT8] = {VNNI, PREFILL}, [CK_WF_MXFP4] = {VNNI, PREFILL},                      \
     [CK_WF_Q5_0] = {VNNI, PREFILL}, [CK_WF_Q5_1] = {VNNI, PREFILL}, [CK_WF_Q5_K] = {VNNI, PREFILL},           \
-    [CK_WF_IQ4_NL] = {VNNI, PREFILL}, [CK_WF_IQ4_XS] = {VNNI, PREFILL}, [CK_WF_Q6_K] = {VNNI, VNNI_PREFILL}
+    [CK_WF_IQ4_NL] = {VNNI, PREFILL}, [CK_WF_IQ4_XS] = {VNNI, PREFILL}, [CK_WF_Q6_K] = {VNNI, VNNI_PREFILL}, \
+    [CK_WF_Q3_K] = {VNNI, VNNI_PREFILL}
 /// The AVX2 quantizers for llama.cpp's schemes, `Q8_32` for ours (MX formats).
 #define QUANT(Q8_32) {[CK_ACT_Q8_32] = Q8_32, [CK_ACT_Q8_0] = ck_quantize_act_avx2, \
                       [CK_ACT_Q8_1] = ck_quantize_act_avx2, [CK_ACT_Q8_K] = ck_quantize_act_avx2}

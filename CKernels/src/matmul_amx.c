@@ -237,7 +237,7 @@ void ck_matmul_amx(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     case CK_WF_IQ4_XS: fn = i_f; break;
     case CK_WF_MXINT8: fn = i_e8i; break;
     case CK_WF_MXFP4: fn = i_e8; break;
-    // Q6_K (two half-block scales: the VNNI tile is faster, see kernel_table.c); float formats
+    // Q6_K and Q3_K (two half-block scales: the VNNI tile is faster, see kernel_table.c); float formats
     // never come here (their own kernels in the table).
     default: fn = NULL; break;
     }

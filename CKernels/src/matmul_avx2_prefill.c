@@ -26,7 +26,7 @@
 
 /// Value classes in the repacked layout (see matmul_avx2.c for the saturation bounds).
 enum {
-    P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial
+    P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial (Q3_K: one per scale)
     P_U5 = 1,   ///< bytes <= 31 (Q5_0, Q5_K and MXFP4 expanded from their 4/5-bit layouts): flush every 4 quads
     P_Q6 = 2,   ///< bytes <= 63 (Q6_K): flush every 2 quads, two dots (one per 16 elements)
     P_S8 = 3,   ///< bytes <= 255 (Q8_0, MXINT8, IQ4_NL and IQ4_XS expanded from their codes): split into two nibble dots
@@ -91,9 +91,11 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
         }
         __m256i dot[MTX][HTX];
         if (KIND == P_U4) {
-            __m256i p[MTX][HTX];
+            // Two scales per 32 (Q3_K): the high nibbles (elements 16..31) in partials ph of their
+            // own, and the low ones' dot folded into acc first, as P_Q6 does.
+            __m256i p[MTX][HTX], ph[MTX][HTX];
             UNROLL for (int r = 0; r < MT; r++)
-                UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_setzero_si256();
+                UNROLL for (int h = 0; h < HT; h++) p[r][h] = ph[r][h] = _mm256_setzero_si256();
             UNROLL for (int j = 0; j < 4; j++) {
                 __m256i lo[HTX], hi[HTX];
                 UNROLL for (int h = 0; h < HT; h++) {
@@ -105,13 +107,24 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                     const __m256i a0 = ck_bcast4(ab + r * k + 4 * j);
                     UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(lo[h], a0));
                     const __m256i a1 = ck_bcast4(ab + r * k + 16 + 4 * j);
-                    UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(hi[h], a1));
+                    if (NSC == 2)
+                        UNROLL for (int h = 0; h < HT; h++) ph[r][h] = _mm256_add_epi16(ph[r][h], _mm256_maddubs_epi16(hi[h], a1));
+                    else
+                        UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(hi[h], a1));
                 }
                 UNROLL for (int r = 0; r < MT; r++)
-                    UNROLL for (int h = 0; h < HT; h++) PIN(bq, ab, p[r][h]);
+                    UNROLL for (int h = 0; h < HT; h++) { PIN(bq, ab, p[r][h]); if (NSC == 2) PIN(bq, ab, ph[r][h]); }
             }
-            UNROLL for (int r = 0; r < MT; r++)
-                UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_madd_epi16(p[r][h], ones);
+            UNROLL for (int r = 0; r < MT; r++) {
+                const __m256 da = _mm256_broadcast_ss(meta + (r * nb + b) * 4);
+                UNROLL for (int h = 0; h < HT; h++) {
+                    dot[r][h] = _mm256_madd_epi16(p[r][h], ones);
+                    if (NSC == 2) {
+                        acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d0[h]), da, acc[r][h]);
+                        dot[r][h] = _mm256_madd_epi16(ph[r][h], ones);
+                    }
+                }
+            }
         } else if (KIND == P_S8) {
             // u = 16*hi + lo: two nibble dots, each fits one i16 partial over the 8 quads.
             __m256i plo[MTX][HTX], phi[MTX][HTX];
@@ -302,6 +315,7 @@ PTILES(p_q5_1, P_U5, 1, 1, CK_SC_F16, 2)
 PTILES(p_q5_K, P_U5, 1, 1, CK_SC_K, 2)
 PTILES(p_mxfp4, P_U5, 1, 0, CK_SC_E8, 2)
 PTILES(p_q6_K, P_Q6, 2, 0, CK_SC_K, 2)
+PTILES(p_q3_K, P_U4, 2, 0, CK_SC_K, 1)   // nibbles (u <= 7) straight from the repacked array
 PTILES(p_q8_0, P_S8, 1, 0, CK_SC_F16, 1)
 PTILES(p_iq4_nl, P_S8, 1, 0, CK_SC_F16, 1)   // expanded to its u bytes (<= 241), as Q8_0's
 PTILES(p_iq4_xs, P_S8, 1, 0, CK_SC_F32, 1)
@@ -345,6 +359,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     case CK_WF_Q5_K: p.t = p_q5_K; p.ht = p_q5_K_ht; break;
     case CK_WF_MXFP4: p.t = p_mxfp4; p.ht = p_mxfp4_ht; break;
     case CK_WF_Q6_K: p.t = p_q6_K; p.ht = p_q6_K_ht; break;
+    case CK_WF_Q3_K: p.t = p_q3_K; p.ht = p_q3_K_ht; break;
     case CK_WF_Q8_0: p.t = p_q8_0; p.ht = p_q8_0_ht; break;
     case CK_WF_IQ4_NL: p.t = p_iq4_nl; p.ht = p_iq4_nl_ht; break;
     case CK_WF_IQ4_XS: p.t = p_iq4_xs; p.ht = p_iq4_xs_ht; break;

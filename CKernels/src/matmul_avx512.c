@@ -246,6 +246,7 @@ TILES(t_mxfp4, V_CODES4, 1, 0, CK_SC_E8)
 TILES(t_iq4_nl, V_CODES4, 1, 0, CK_SC_F16)
 TILES(t_iq4_xs, V_CODES4, 1, 0, CK_SC_F32)
 TILES(t_q6_K, V_NIBBLES6, 2, 0, CK_SC_K)
+TILES(t_q3_K, V_NIBBLES, 2, 0, CK_SC_K)   // u <= 7 as nibbles: low ones elements 0..15 (dot0), high 16..31
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
 static int64_t chunk_groups(const ck_format_info *info, int64_t k) {
@@ -289,6 +290,7 @@ T512 void ck_matmul_avx512(const ck_matmul_desc *d, const ck_weights *w, const c
     case CK_WF_Q5_1: t = t_q5_1; break;
     case CK_WF_Q8_0: t = t_q8_0; break;
     case CK_WF_Q6_K: t = t_q6_K; break;
+    case CK_WF_Q3_K: t = t_q3_K; break;
     case CK_WF_MXFP4: t = t_mxfp4; break;
     case CK_WF_IQ4_NL: t = t_iq4_nl; break;
     case CK_WF_IQ4_XS: t = t_iq4_xs; break;

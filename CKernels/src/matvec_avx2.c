@@ -57,18 +57,23 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         if (mwb) _mm_prefetch((const char *)mwp + b * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
         __m256i dot0[2], dot1[2];
         if (V == V_U4) {
-            // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.
-            __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial. Two scales per
+            // 32 (Q3_K): the low nibbles (elements 0..15) and the high ones in partials of their own.
+            __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()}, ph[2] = {p[0], p[1]};
             UNROLL for (int j = 0; j < 4; j++) {
                 const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
                     const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(lo, alo));
-                    p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
+                    if (NSC == 2) ph[s] = _mm256_add_epi16(ph[s], _mm256_maddubs_epi16(hi, ahi));
+                    else p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
                 }
             }
-            UNROLL for (int s = 0; s < 2; s++) dot0[s] = _mm256_madd_epi16(p[s], ones);
+            UNROLL for (int s = 0; s < 2; s++) {
+                dot0[s] = _mm256_madd_epi16(p[s], ones);
+                if (NSC == 2) dot1[s] = _mm256_madd_epi16(ph[s], ones);
+            }
         } else if (V == V_U5C || V == V_C4) {
             // nibble | fifth bit << 4 (<= 31): |pair| <= 7874; MXFP4's looked-up codes (<= 24):
             // 6096; either way flush to i32 every 4 maddubs.
@@ -207,6 +212,7 @@ GROUP(g_mxfp4, V_C4, 1, 0, CK_SC_E8)
 GROUP(g_iq4_nl, V_C4W, 1, 0, CK_SC_F16)
 GROUP(g_iq4_xs, V_C4W, 1, 0, CK_SC_F32)
 GROUP(g_q6_K, V_Q6, 2, 0, CK_SC_K)
+GROUP(g_q3_K, V_U4, 2, 0, CK_SC_K)
 GROUP(g_q8_0, V_S8, 1, 0, CK_SC_F16)
 GROUP(g_mxint8, V_S8, 1, 0, CK_SC_E8I)
 
@@ -223,6 +229,7 @@ T256 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_
     case CK_WF_IQ4_NL: f = g_iq4_nl; break;
     case CK_WF_IQ4_XS: f = g_iq4_xs; break;
     case CK_WF_Q6_K: f = g_q6_K; break;
+    case CK_WF_Q3_K: f = g_q3_K; break;
     case CK_WF_Q8_0: f = g_q8_0; break;
     case CK_WF_MXINT8: f = g_mxint8; break;
     default: ck_matmul_ref(d, w, a, y, n0, n1); return;

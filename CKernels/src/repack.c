@@ -31,6 +31,8 @@ static ck_format_info format_facts(ck_weight_format f) {
     case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q5_K:       return (ck_format_info){256, 176, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
+    // Q3_K's 3-bit values plus 4 (u <= 7) are repacked as nibbles, two scales per 32 as Q6_K.
+    case CK_WF_Q3_K:       return (ck_format_info){256, 110, 1, 1, 2, 0, 4, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
     case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
     case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
@@ -74,7 +76,7 @@ static int scale_bytes(const ck_format_info *info) {
 
 ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
-    info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K ? CK_Q6_K_SCALE_REC : 0;
+    info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K || f == CK_WF_Q3_K ? CK_Q6_K_SCALE_REC : 0;
     info.code4 = f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS;
     info.e8m0_offset = f == CK_WF_MXFP4 ? ck_e8m0_plane_offset(CK_SC_E8) : f == CK_WF_MXINT8 ? ck_e8m0_plane_offset(CK_SC_E8I) : 0;
     if (info.int8_path) {
@@ -192,6 +194,18 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
         dw[1] = d * (float)x->scales[8 * h + 2 * t + 1];
         break;
     }
+    case CK_WF_Q3_K: {
+        // Elements 32j..32j+31: two bits at 2(j%4) of qs[32(j/4) + l] under bit j of hmask[l]
+        // (set: the value is those two bits; clear: minus 4), so u = value + 4 <= 7.
+        const ck_block_q3_K *x = (const ck_block_q3_K *)row + b / 8;
+        const int j = (int)(b % 8);
+        const uint8_t *q = x->qs + 32 * (j / 4);
+        for (int l = 0; l < 32; l++) u[l] = (uint8_t)(((q[l] >> (2 * (j % 4))) & 3) | (((x->hmask[l] >> j) & 1) << 2));
+        const float d = ck_fp16_to_fp32(x->d);
+        dw[0] = d * (float)(ck_q3_K_scale(x, 2 * j) - 32);
+        dw[1] = d * (float)(ck_q3_K_scale(x, 2 * j + 1) - 32);
+        break;
+    }
     case CK_WF_MXINT8: {
         const ck_block_mxint8 *x = (const ck_block_mxint8 *)row + b;
         for (int j = 0; j < 32; j++) u[j] = (uint8_t)(x->qs[j] + 128);
@@ -237,7 +251,8 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
 }
 
 /// The K-quant scale record (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC) of group g, super-block sb:
-/// the stored fp16 d (and dmin) and 6-bit (Q4_K) or int8 (Q6_K) codes, zero for padding rows.
+/// the stored fp16 d (and dmin) and 6-bit (Q4_K, Q5_K) or int8 (Q6_K; Q3_K's code - 32) codes,
+/// zero for padding rows.
 static void repack_kscales(const ck_weights *w, const ck_format_info *info, int64_t g, int64_t sb) {
     uint8_t *rec = (uint8_t *)w->dw + (g * (w->k / 256) + sb) * info->kscale_rec;
     memset(rec, 0, (size_t)info->kscale_rec);
@@ -254,6 +269,11 @@ static void repack_kscales(const ck_weights *w, const ck_format_info *info, int6
                 rec[ck_kscale_codes(j, 0, 1) + r] = (uint8_t)sc;
                 rec[ck_kscale_codes(j, 2, 1) + r] = (uint8_t)m;
             }
+        } else if (w->format == CK_WF_Q3_K) {
+            const ck_block_q3_K *x = (const ck_block_q3_K *)row + sb;
+            d[r] = x->d;
+            for (int j = 0; j < 8; j++)   // sub-blocks 2j, 2j + 1 are 32-block j's halves
+                for (int half = 0; half < 2; half++) rec[ck_kscale_codes(j, half, 2) + r] = (uint8_t)(int8_t)(ck_q3_K_scale(x, 2 * j + half) - 32);
         } else {
             const ck_block_q6_K *x = (const ck_block_q6_K *)row + sb;
             d[r] = x->d;

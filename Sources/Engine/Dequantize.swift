@@ -17,7 +17,7 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Types the reference dequantizer decodes.
-public let dequantizableTypes: Set<GGMLType> = [.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q4_K, .q5_K, .q6_K, .iq4_nl, .iq4_xs]
+public let dequantizableTypes: Set<GGMLType> = [.f32, .f16, .bf16, .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_nl, .iq4_xs]
 
 /// Dequantizes rows `rows` of a tensor into fp32, row-major `[rows.count][rowLength]`.
 public func dequantizeRows(_ tensor: GGUFTensorInfo, in file: GGUFFile, rows: Range<Int>? = nil) throws(EngineError) -> [Float] {

@@ -4,7 +4,7 @@ import GGUF
 /// Element formats a matmul weight can have: the GGUF types our models use and the OCP MX
 /// formats (32-element blocks with a ue8m0 power-of-two scale).
 public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertible {
-    case f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K, iq4_nl, iq4_xs
+    case f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q3_K, q4_K, q5_K, q6_K, iq4_nl, iq4_xs
     case mxint8, mxfp8_e4m3, mxfp8_e5m2, mxfp4
 
     /// The GGUF type with the same block layout, if there is one.
@@ -20,6 +20,7 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
         case .iq4_nl: self = .iq4_nl
         case .iq4_xs: self = .iq4_xs
         case .q8_0: self = .q8_0
+        case .q3_K: self = .q3_K
         case .q4_K: self = .q4_K
         case .q5_K: self = .q5_K
         case .q6_K: self = .q6_K
@@ -41,7 +42,7 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     public var usesQuantizedActivations: Bool { info.int8_path != 0 }
 
     /// How the kernels quantize activations for this format (nil: fp32 activations). The GGUF
-    /// formats take llama.cpp's pairing (Q4_0/Q5_0/Q8_0/IQ4_NL → Q8_0, Q4_1/Q5_1 → Q8_1, K-quants and IQ4_XS → Q8_K),
+    /// formats take llama.cpp's pairing (Q4_0/Q5_0/Q8_0/IQ4_NL → Q8_0, Q4_1/Q5_1 → Q8_1, K-quants (Q3_K to Q6_K) and IQ4_XS → Q8_K),
     /// so their int8 products equal llama.cpp's; the MX formats use our per-32 scheme.
     public var activationQuantization: ActivationQuantization? { ActivationQuantization(info.act) }
 
@@ -68,6 +69,7 @@ public enum WeightFormat: String, Sendable, CaseIterable, CustomStringConvertibl
         case .iq4_nl: return CK_WF_IQ4_NL
         case .iq4_xs: return CK_WF_IQ4_XS
         case .q8_0: return CK_WF_Q8_0
+        case .q3_K: return CK_WF_Q3_K
         case .q4_K: return CK_WF_Q4_K
         case .q5_K: return CK_WF_Q5_K
         case .q6_K: return CK_WF_Q6_K

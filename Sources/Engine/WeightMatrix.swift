@@ -234,6 +234,7 @@ private func GGMLTypeRaw(_ f: WeightFormat) -> UInt32 {
     case .iq4_nl: return GGMLType.iq4_nl.rawValue
     case .iq4_xs: return GGMLType.iq4_xs.rawValue
     case .q8_0: return GGMLType.q8_0.rawValue
+    case .q3_K: return GGMLType.q3_K.rawValue
     case .q4_K: return GGMLType.q4_K.rawValue
     case .q5_K: return GGMLType.q5_K.rawValue
     case .q6_K: return GGMLType.q6_K.rawValue

@@ -147,6 +147,7 @@ static void *make_weights(ck_weight_format f, int64_t n, int64_t k, int edges, i
             case CK_WF_Q4_1: case CK_WF_Q5_1: case CK_WF_Q4_K: case CK_WF_Q5_K: memcpy(blk, &h, 2); memcpy(blk + 2, &h2, 2); break;
             case CK_WF_Q4_0: case CK_WF_Q5_0: case CK_WF_Q8_0: case CK_WF_IQ4_NL: case CK_WF_IQ4_XS: memcpy(blk, &h, 2); break;
             case CK_WF_Q6_K: memcpy(blk + 208, &h, 2); break;
+            case CK_WF_Q3_K: memcpy(blk + 108, &h, 2); break;
             default: blk[0] = e8m0_scale(edges); break;   // MX formats: e first
             }
         }
@@ -221,7 +222,7 @@ static void *aligned(size_t n) {
 
 static const char *format_name(ck_weight_format f) {
     static const char *names[CK_WF_COUNT] = {"f32", "f16", "q4_0", "q4_1", "q5_0", "q8_0", "q4_K", "q6_K",
-                                             "mxint8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4", "q5_K", "bf16", "q5_1", "iq4_nl", "iq4_xs"};
+                                             "mxint8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4", "q5_K", "bf16", "q5_1", "iq4_nl", "iq4_xs", "q3_K"};
     return names[f];
 }
 

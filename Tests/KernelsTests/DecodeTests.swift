@@ -6,7 +6,7 @@ import Testing
 /// Decode (one activation row): several weights in one parallel region split by bytes, and the
 /// thread pool under concurrent callers. Every result must equal the reference bit for bit.
 @Suite struct DecodeTests {
-    static let intFormats: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q4_K, .q5_K, .q6_K, .mxint8, .mxfp4]
+    static let intFormats: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q8_0, .q3_K, .q4_K, .q5_K, .q6_K, .mxint8, .mxfp4]
 
     /// Large enough (> 32 KiB streamed) that the split really uses several threads; N not a
     /// multiple of 16 so a thread's range can end inside a group.

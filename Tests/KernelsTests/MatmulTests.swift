@@ -3,7 +3,7 @@ import CKernels
 import Testing
 @testable import Engine
 
-let allFormats: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .iq4_nl, .iq4_xs, .q4_K, .q5_K, .q6_K, .f16, .bf16, .f32, .mxint8, .mxfp8_e4m3, .mxfp8_e5m2, .mxfp4]
+let allFormats: [WeightFormat] = [.q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .iq4_nl, .iq4_xs, .q3_K, .q4_K, .q5_K, .q6_K, .f16, .bf16, .f32, .mxint8, .mxfp8_e4m3, .mxfp8_e5m2, .mxfp4]
 /// Every path this CPU runs but the reference: the native ones it has, and the emulated AVX-512
 /// (SIMDe) and AMX (portable tiles) builds, which run on any x86-64 CPU with AVX2.
 let simdPaths: [KernelPath] = KernelPath.allCases.filter { $0 != .ref && $0.isSupported }
@@ -69,7 +69,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     /// Each GGUF format takes llama.cpp's activation type; the MX formats ours; floats none.
     @Test func activationSchemePerFormat() {
         let expected: [WeightFormat: ActivationQuantization] = [.q4_0: .q8_0, .q5_0: .q8_0, .q8_0: .q8_0, .q4_1: .q8_1, .q5_1: .q8_1, .iq4_nl: .q8_0, .iq4_xs: .q8_K,
-                                                                .q4_K: .q8_K, .q5_K: .q8_K, .q6_K: .q8_K, .mxint8: .q8_32, .mxfp4: .q8_32]
+                                                                .q3_K: .q8_K, .q4_K: .q8_K, .q5_K: .q8_K, .q6_K: .q8_K, .mxint8: .q8_32, .mxfp4: .q8_32]
         for f in allFormats { #expect(f.activationQuantization == expected[f], "\(f)") }
     }
 

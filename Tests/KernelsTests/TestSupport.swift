@@ -43,6 +43,7 @@ func randomBlocks(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) -> [UInt
         case .q5_1: putHalf(&bytes, o, d); putHalf(&bytes, o + 2, -16 * d * rng.uniform())
         case .q4_K, .q5_K: putHalf(&bytes, o, d / 16); putHalf(&bytes, o + 2, d / 32)
         case .q6_K: putHalf(&bytes, o + 208, d / 64)
+        case .q3_K: putHalf(&bytes, o + 108, d / 64)
         case .f16:
             for i in stride(from: o, to: o + bb, by: 2) { putHalf(&bytes, i, rng.gaussian()) }
         default: break
@@ -55,7 +56,7 @@ func randomBlocks(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) -> [UInt
 /// quantized Gaussians for MX / F32 / F16.
 func randomWeights(_ format: WeightFormat, n: Int, k: Int, seed: UInt64) throws -> WeightMatrix {
     switch format {
-    case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q4_K, .q5_K, .q6_K, .iq4_nl, .iq4_xs:
+    case .q4_0, .q4_1, .q5_0, .q5_1, .q8_0, .q3_K, .q4_K, .q5_K, .q6_K, .iq4_nl, .iq4_xs:
         let blocks = randomBlocks(format, n: n, k: k, seed: seed)
         return try blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
     default:

@@ -118,7 +118,28 @@ private func realFile(_ name: String) throws -> GGUFFile { try GGUFFile(path: mo
                       "smollm2-135m:q6_k", "smollm2-135m:q4_k_m", "smollm2-135m:q5_k_m", "gemma3-270m:q4_k_m",
                       "smollm2-135m:bf16", "smollm2-135m:iq4_xs"])
     func logitsAreFinite(_ spec: String) throws {
-        let model = try #require(try SyntheticModel.parse(spec).first)
+        try runsToFiniteLogits(try #require(try SyntheticModel.parse(spec).first), spec)
+    }
+
+    /// Q3_K_M on a Llama shape whose rows are multiples of 256 (the presets small enough for the
+    /// suite have 576- and 640-value rows, where Q3_K falls back to Q4_0): Q3_K for Q, K, gate and
+    /// up, V and FFN-down in Q5_K / Q4_K as llama-quantize puts them, the head in Q6_K; it loads
+    /// and runs to finite logits.
+    @Test func q3KMixRuns() throws {
+        let shape = SyntheticShape(
+            name: "llama-tiny", architecture: "llama", vocabulary: 8192, embedding: 256, layers: 2, heads: 4, kvHeads: 2,
+            headDim: 64, feedForward: 512, defaultMix: .q3_K_M, tiedOutput: false,
+            extraKeys: [("vocab_size", .uint32(8192)), ("rope.dimension_count", .uint32(64))],
+            context: 2048, ropeBase: 10_000, rmsEps: 1e-5, rotaryDims: 64)
+        let model = SyntheticModel(shape: shape, mix: .q3_K_M)
+        let type = Dictionary(uniqueKeysWithValues: model.tensors.map { ($0.name, $0.type) })
+        #expect(type["blk.1.attn_q.weight"] == .q3_K && type["blk.1.ffn_up.weight"] == .q3_K)
+        #expect(type["blk.0.attn_v.weight"] == .q5_K && type["blk.1.attn_output.weight"] == .q4_K)
+        #expect(type["blk.1.ffn_down.weight"] == .q4_K && type["output.weight"] == .q6_K)
+        try runsToFiniteLogits(model, "llama-tiny:q3_k_m")
+    }
+
+    private func runsToFiniteLogits(_ model: SyntheticModel, _ spec: String) throws {
         let (path, _) = try SyntheticCache.materialize(model, in: Self.directory)
         defer { unlink(path) }
         let file = try GGUFFile(path: path)

@@ -5,7 +5,7 @@
     python3 Tests/EngineTests/Fixtures/make_fixtures.py Models/
 
 For every tensor type present in the two real models it takes the first rows of one real tensor;
-for the types our models do not contain (Q4_0, Q5_1, Q5_K, F16, BF16, IQ4_NL, IQ4_XS) it builds random blocks
+for the types our models do not contain (Q4_0, Q5_1, Q3_K, Q5_K, F16, BF16, IQ4_NL, IQ4_XS) it builds random blocks
 with finite fp16 scales. Each case is written as `<name>.q` (raw GGUF bytes) and `<name>.f32`
 (what `gguf.quants.dequantize` returns, little-endian float32), indexed in `dequant.json`.
 The Swift tests compare our C reference dequantizers against these bit for bit.
@@ -57,7 +57,7 @@ def finite_fp16(rng, n):
 def synthetic_cases(index):
     rng = np.random.default_rng(1234)
     row_length = 512
-    for qtype in (T.Q4_0, T.Q5_1, T.Q5_K, T.F16, T.BF16, T.IQ4_NL, T.IQ4_XS):
+    for qtype in (T.Q4_0, T.Q5_1, T.Q5_K, T.F16, T.BF16, T.IQ4_NL, T.IQ4_XS, T.Q3_K):
         block, size = GGML_QUANT_SIZES[qtype]
         nblocks = ROWS * row_length // block
         raw = rng.integers(0, 256, size=(nblocks, size), dtype=np.uint8)
@@ -67,6 +67,9 @@ def synthetic_cases(index):
             bits = rng.integers(0, 1 << 16, size=nblocks, dtype=np.uint16)
             bits = np.where((bits & 0x7F80) == 0x7F80, bits & 0x807F, bits).astype(np.uint16)
             raw = bits.view(np.uint8).reshape(nblocks, size)
+        elif qtype == T.Q3_K:
+            # Q3_K's one fp16 scale d ends the block.
+            raw[:, size - 2 :] = finite_fp16(rng, nblocks).view(np.uint8).reshape(nblocks, 2)
         else:
             # fp16 scales (d, and m/dmin where present) lead each of these blocks.
             nscales = 1 if qtype in (T.Q4_0, T.IQ4_NL, T.IQ4_XS) else 2
