@@ -87,6 +87,8 @@ typedef struct {
 #define CK_Q6_K_SCALE_REC 288
 /// Bytes per 16-row group and 32-block of Q6_K's values (ck_weights.qs): 6 bits per weight.
 #define CK_Q6_K_PACKED_BYTES 384
+/// Bytes per 16-row group and 32-block of Q3_K's values (ck_weights.qs): 3 bits per weight.
+#define CK_Q3_K_PACKED_BYTES 192
 
 ck_format_info ck_weight_format_info(ck_weight_format f);
 
@@ -125,6 +127,10 @@ const uint8_t *ck_code4_u(ck_weight_format f);
 ///    the values' top two bits: byte 256 + 4r + i has u[4j+i] >> 4 at bits 2j..2j+1 and byte
 ///    320 + 4r + i has u[16+4j+i] >> 4 there (j = 0..3), so a shift and a mask put quad j's top
 ///    bits under its nibbles;
+///  - Q3_K (CK_Q3_K_PACKED_BYTES, 3 bits per weight): a 2-bit plane of 128 bytes, byte
+///    64v + 4r + i holding u & 3 of elements 4j+i (bits 4(j%2)..) and 16+4j+i (bits 4(j%2)+2..)
+///    for quads j = 2v, 2v + 1, then a 64-byte plane of the third bits, byte 128 + 4r + i with
+///    bit j of u[4j+i] >> 2 and bit 4 + j of u[16+4j+i] >> 2 (as Q5_0's fifth bits);
 ///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only); fp16 bits when
 ///    half_scales (Q4_0, Q4_1, Q5_0, Q8_0, whose d and m are fp16 already: saves decode bytes),
 ///    else fp32; the K-quants instead keep their scales as stored, one record per group and

@@ -61,4 +61,15 @@ T256 INLINE __m256i ck_fifth_bits(__m256i x, const int bit) {
     return _mm256_and_si256(x, b4);
 }
 
+/// Q3_K's values (u <= 7) of quad j from its compact layout (ck_weights): the 2-bit fields at
+/// bits 4(j%2) + 2*hi of the 2-bit plane word v2 (quads j/2), the third bit j + 4*hi of the bit
+/// plane x moved to bit 2; hi = 0: elements 4j.., 1: elements 16 + 4j... 16-bit shifts are fine:
+/// every bit that lands in a kept position comes from the same byte.
+T256 INLINE __m256i ck_q3_values(__m256i v2, __m256i x, const int j, const int hi) {
+    const int s = 4 * (j % 2) + 2 * hi, bit = j + 4 * hi;
+    const __m256i two = _mm256_and_si256(s ? _mm256_srli_epi16(v2, s) : v2, _mm256_set1_epi8(3));
+    const __m256i top = bit < 2 ? _mm256_slli_epi16(x, 2 - bit) : bit > 2 ? _mm256_srli_epi16(x, bit - 2) : x;
+    return _mm256_or_si256(two, _mm256_and_si256(top, _mm256_set1_epi8(4)));
+}
+
 #endif

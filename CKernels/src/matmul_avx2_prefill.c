@@ -26,9 +26,9 @@
 
 /// Value classes in the repacked layout (see matmul_avx2.c for the saturation bounds).
 enum {
-    P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial (Q3_K: one per scale)
+    P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial
     P_U5 = 1,   ///< bytes <= 31 (Q5_0, Q5_K and MXFP4 expanded from their 4/5-bit layouts): flush every 4 quads
-    P_Q6 = 2,   ///< bytes <= 63 (Q6_K): flush every 2 quads, two dots (one per 16 elements)
+    P_Q6 = 2,   ///< bytes <= 63 (Q6_K, and Q3_K's <= 7, both expanded): flush every 2 quads, two dots (one per 16 elements)
     P_S8 = 3,   ///< bytes <= 255 (Q8_0, MXINT8, IQ4_NL and IQ4_XS expanded from their codes): split into two nibble dots
 };
 
@@ -91,11 +91,9 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
         }
         __m256i dot[MTX][HTX];
         if (KIND == P_U4) {
-            // Two scales per 32 (Q3_K): the high nibbles (elements 16..31) in partials ph of their
-            // own, and the low ones' dot folded into acc first, as P_Q6 does.
-            __m256i p[MTX][HTX], ph[MTX][HTX];
+            __m256i p[MTX][HTX];
             UNROLL for (int r = 0; r < MT; r++)
-                UNROLL for (int h = 0; h < HT; h++) p[r][h] = ph[r][h] = _mm256_setzero_si256();
+                UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_setzero_si256();
             UNROLL for (int j = 0; j < 4; j++) {
                 __m256i lo[HTX], hi[HTX];
                 UNROLL for (int h = 0; h < HT; h++) {
@@ -107,24 +105,13 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                     const __m256i a0 = ck_bcast4(ab + r * k + 4 * j);
                     UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(lo[h], a0));
                     const __m256i a1 = ck_bcast4(ab + r * k + 16 + 4 * j);
-                    if (NSC == 2)
-                        UNROLL for (int h = 0; h < HT; h++) ph[r][h] = _mm256_add_epi16(ph[r][h], _mm256_maddubs_epi16(hi[h], a1));
-                    else
-                        UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(hi[h], a1));
+                    UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(hi[h], a1));
                 }
                 UNROLL for (int r = 0; r < MT; r++)
-                    UNROLL for (int h = 0; h < HT; h++) { PIN(bq, ab, p[r][h]); if (NSC == 2) PIN(bq, ab, ph[r][h]); }
+                    UNROLL for (int h = 0; h < HT; h++) PIN(bq, ab, p[r][h]);
             }
-            UNROLL for (int r = 0; r < MT; r++) {
-                const __m256 da = _mm256_broadcast_ss(meta + (r * nb + b) * 4);
-                UNROLL for (int h = 0; h < HT; h++) {
-                    dot[r][h] = _mm256_madd_epi16(p[r][h], ones);
-                    if (NSC == 2) {
-                        acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d0[h]), da, acc[r][h]);
-                        dot[r][h] = _mm256_madd_epi16(ph[r][h], ones);
-                    }
-                }
-            }
+            UNROLL for (int r = 0; r < MT; r++)
+                UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_madd_epi16(p[r][h], ones);
         } else if (KIND == P_S8) {
             // u = 16*hi + lo: two nibble dots, each fits one i16 partial over the 8 quads.
             __m256i plo[MTX][HTX], phi[MTX][HTX];
@@ -264,6 +251,20 @@ T256 static void expand_q6_K(const uint8_t *packed, uint8_t *bytes, int64_t bloc
         }
 }
 
+/// `blocks` consecutive 16-row blocks of Q3_K: 2-bit and 1-bit planes (192 bytes each) -> byte
+/// layout (512 bytes), as Q6_K's.
+T256 static void expand_q3_K(const uint8_t *packed, uint8_t *bytes, int64_t blocks) {
+    for (int64_t i = 0; i < blocks; i++, packed += CK_Q3_K_PACKED_BYTES, bytes += 512)
+        UNROLL for (int s = 0; s < 2; s++) {
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(packed + 128 + 32 * s));
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m256i v2 = _mm256_loadu_si256((const __m256i *)(packed + 64 * (j / 2) + 32 * s));
+                _mm256_storeu_si256((__m256i *)(bytes + 64 * j + 32 * s), ck_q3_values(v2, x, j, 0));
+                _mm256_storeu_si256((__m256i *)(bytes + 64 * (4 + j) + 32 * s), ck_q3_values(v2, x, j, 1));
+            }
+        }
+}
+
 /// `blocks` consecutive 16-row blocks of a code4 format (MXFP4, IQ4_NL, IQ4_XS): 4-bit codes (256 bytes
 /// each) -> their u through `table` (ck_code4_u; vpshufb, within 128-bit lanes) in the byte
 /// layout (512 bytes).
@@ -315,17 +316,18 @@ PTILES(p_q5_1, P_U5, 1, 1, CK_SC_F16, 2)
 PTILES(p_q5_K, P_U5, 1, 1, CK_SC_K, 2)
 PTILES(p_mxfp4, P_U5, 1, 0, CK_SC_E8, 2)
 PTILES(p_q6_K, P_Q6, 2, 0, CK_SC_K, 2)
-PTILES(p_q3_K, P_U4, 2, 0, CK_SC_K, 1)   // nibbles (u <= 7) straight from the repacked array
+PTILES(p_q3_K, P_Q6, 2, 0, CK_SC_K, 2)   // expanded from its 3-bit planes
 PTILES(p_q8_0, P_S8, 1, 0, CK_SC_F16, 1)
 PTILES(p_iq4_nl, P_S8, 1, 0, CK_SC_F16, 1)   // expanded to its u bytes (<= 241), as Q8_0's
 PTILES(p_iq4_xs, P_S8, 1, 0, CK_SC_F32, 1)
 PTILES(p_mxint8, P_S8, 1, 0, CK_SC_E8I, 1)
 
-/// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0, Q5_K, Q6_K, MXFP4:
-/// of their expansion, 512 value bytes per block instead of the stored 320, 384 or 256).
+/// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0, Q5_K, Q3_K, Q6_K, MXFP4:
+/// of their expansion, 512 value bytes per block instead of the stored 320, 192, 384 or 256).
 static int64_t chunk_halves(ck_weight_format f, const ck_format_info *info, int64_t k) {
     const int64_t expansion = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K ? 512 - CK_Q5_0_COMPACT_BYTES
-                              : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : info->code4 ? 512 - 256 : 0;
+                              : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : f == CK_WF_Q3_K ? 512 - CK_Q3_K_PACKED_BYTES
+                              : info->code4 ? 512 - 256 : 0;
     const int64_t bytes = (k / 32) * (info->repacked_block_bytes + expansion) / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
     return c < 2 ? 2 : c;
@@ -380,7 +382,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     return p;
 }
 
-/// The calling thread's Q5_0, Q5_1, Q5_K, Q6_K, MXFP4 or IQ4 byte-layout copy of the chunk of halves [c0, c1) (c0 even), made
+/// The calling thread's Q5_0, Q5_1, Q5_K, Q3_K, Q6_K, MXFP4 or IQ4 byte-layout copy of the chunk of halves [c0, c1) (c0 even), made
 /// unless this thread expanded that chunk last, in this call (threads take consecutive units,
 /// which mostly share a chunk; another call may have other weights at the same address); NULL
 /// when the buffer cannot be allocated.
@@ -391,6 +393,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
     if (!buf) return NULL;
     if (last_call != p->call || last_c0 != c0 || last_c1 != c1) {
         if (p->w->format == CK_WF_Q6_K) expand_q6_K(p->w->qs + g0 * nb * CK_Q6_K_PACKED_BYTES, buf, (g1 - g0) * nb);
+        else if (p->w->format == CK_WF_Q3_K) expand_q3_K(p->w->qs + g0 * nb * CK_Q3_K_PACKED_BYTES, buf, (g1 - g0) * nb);
         else if (p->code_u) expand_codes4(p->w->qs + g0 * nb * 256, p->code_u, buf, (g1 - g0) * nb);
         else expand_q5_0(p->w->qs_dec + g0 * nb * CK_Q5_0_COMPACT_BYTES, buf, (g1 - g0) * nb);
         last_call = p->call;
@@ -403,7 +406,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
 /// Halves [c0, c1) (one L2 chunk at most) x activation rows [m0, m1): 4-row tiles, then the halves.
 static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_t m1) {
     pctx c = p->c;
-    if (p->w->qs_dec || p->w->format == CK_WF_Q6_K || p->code_u) {   // Q5_0, Q5_1, Q5_K, Q6_K, MXFP4, IQ4
+    if (p->w->qs_dec || p->w->format == CK_WF_Q6_K || p->w->format == CK_WF_Q3_K || p->code_u) {   // Q5_0, Q5_1, Q5_K, Q3_K, Q6_K, MXFP4, IQ4
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
         if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};

@@ -92,9 +92,34 @@ T512 INLINE __m512i fifth_bits(__m512i x, const int bit) {
 }
 
 /// How a format's repacked values are stored (ck_matmul.h, ck_repack_sizes): qs bytes, qs
-/// nibble pairs, Q5_0's compact copy in qs_dec, Q6_K's nibbles and 2-bit planes, or MXFP4's
-/// 4-bit codes as nibble pairs (one vpshufb through CK_MXFP4_U per 64 unpacked bytes).
-enum { V_BYTES, V_NIBBLES, V_NIBBLES5, V_NIBBLES6, V_CODES4 };
+/// nibble pairs, Q5_0's compact copy in qs_dec, Q6_K's nibbles and 2-bit planes, MXFP4's
+/// 4-bit codes as nibble pairs (one vpshufb through CK_MXFP4_U per 64 unpacked bytes), or
+/// Q3_K's 2-bit and 1-bit planes.
+enum { V_BYTES, V_NIBBLES, V_NIBBLES5, V_NIBBLES6, V_CODES4, V_BITS3 };
+
+/// x shifted right by n (0..7) bits in 16-bit lanes; literal counts, as SIMDe requires.
+T512 INLINE __m512i srl16(__m512i x, const int n) {
+    switch (n) {
+    case 0: return x;
+    case 1: return _mm512_srli_epi16(x, 1);
+    case 2: return _mm512_srli_epi16(x, 2);
+    case 3: return _mm512_srli_epi16(x, 3);
+    case 4: return _mm512_srli_epi16(x, 4);
+    case 5: return _mm512_srli_epi16(x, 5);
+    case 6: return _mm512_srli_epi16(x, 6);
+    default: return _mm512_srli_epi16(x, 7);
+    }
+}
+
+/// Q3_K's values (u <= 7) of quad j from its compact layout (ck_weights): the 2-bit fields at
+/// bits 4(j%2) + 2*hi of the 2-bit plane word v2, under the third bit j + 4*hi of the bit plane
+/// x moved to bit 2 ((A & B) | C); hi = 0: elements 4j.., 1: 16 + 4j... Every kept bit comes
+/// from its own byte.
+T512 INLINE __m512i q3_values(__m512i v2, __m512i x, const int j, const int hi) {
+    const int bit = j + 4 * hi;
+    const __m512i top = bit == 0 ? _mm512_slli_epi16(x, 2) : bit == 1 ? _mm512_slli_epi16(x, 1) : srl16(x, bit - 2);
+    return _mm512_ternarylogic_epi32(srl16(v2, 4 * (j % 2) + 2 * hi), _mm512_set1_epi8(3), _mm512_and_si512(top, _mm512_set1_epi8(4)), 0xEA);
+}
 
 
 /// Bits 2j..2j+1 of every byte of a 2-bit plane (Q6_K, ck_weights) moved to bits 4-5 (the
@@ -118,7 +143,8 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                       const int SC, const int MT) {
     const int64_t k = d->k, nb = k / 32;
     const int64_t dwb = ck_dw_block_bytes(NSC, SC), mwb = ck_mw_block_bytes(HASMIN, SC);
-    const int64_t qb = V == V_NIBBLES || V == V_CODES4 ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : V == V_NIBBLES6 ? CK_Q6_K_PACKED_BYTES : 512;
+    const int64_t qb = V == V_NIBBLES || V == V_CODES4 ? 256 : V == V_NIBBLES5 ? CK_Q5_0_COMPACT_BYTES : V == V_NIBBLES6 ? CK_Q6_K_PACKED_BYTES
+                     : V == V_BITS3 ? CK_Q3_K_PACKED_BYTES : 512;
     const uint8_t *const qbase = V == V_NIBBLES5 ? w->qs_dec : w->qs;
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     // A code4 format's u table in each 128-bit lane (vpshufb looks up within lanes).
@@ -160,6 +186,17 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                 const __m512i v = _mm512_loadu_si512(qs + 64 * j);
                 const __m512i lo = _mm512_ternarylogic_epi32(v, low4, top2_bits(xl, j), 0xEA);
                 const __m512i hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(v, 4), low4, top2_bits(xh, j), 0xEA);
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const int8_t *aq = a->q + (m0 + r) * k + b * 32;
+                    dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
+                    dot1[r] = _mm512_dpbusd_epi32(dot1[r], hi, bcast4(aq + 16 + 4 * j));
+                }
+            }
+        } else if (V == V_BITS3) {
+            const __m512i x = _mm512_loadu_si512(qs + 128);
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m512i v2 = _mm512_loadu_si512(qs + 64 * (j / 2));
+                const __m512i lo = q3_values(v2, x, j, 0), hi = q3_values(v2, x, j, 1);
                 UNROLL for (int r = 0; r < MT; r++) {
                     const int8_t *aq = a->q + (m0 + r) * k + b * 32;
                     dot0[r] = _mm512_dpbusd_epi32(dot0[r], lo, bcast4(aq + 4 * j));
@@ -246,7 +283,7 @@ TILES(t_mxfp4, V_CODES4, 1, 0, CK_SC_E8)
 TILES(t_iq4_nl, V_CODES4, 1, 0, CK_SC_F16)
 TILES(t_iq4_xs, V_CODES4, 1, 0, CK_SC_F32)
 TILES(t_q6_K, V_NIBBLES6, 2, 0, CK_SC_K)
-TILES(t_q3_K, V_NIBBLES, 2, 0, CK_SC_K)   // u <= 7 as nibbles: low ones elements 0..15 (dot0), high 16..31
+TILES(t_q3_K, V_BITS3, 2, 0, CK_SC_K)
 
 /// Groups per L2 chunk in the prefill loop: about 256 KiB of repacked weights.
 static int64_t chunk_groups(const ck_format_info *info, int64_t k) {

@@ -21,7 +21,7 @@ typedef struct { uint8x16_t v[32]; } neon_block;
 enum { NEON_ROW_TILE = 64 };
 
 /// Unpacks block i0 (= group * nb + block) of w into o, from whichever layout w holds (bytes,
-/// packed4, Q6_K's nibbles and 2-bit planes, Q5_0's compact copy). Values are the canonical
+/// packed4, Q6_K's nibbles and 2-bit planes, Q3_K's 2-bit and 1-bit planes, Q5_0's compact copy). Values are the canonical
 /// unsigned u (0..255).
 static inline void neon_unpack_block(const ck_weights *w, const ck_format_info *info, int64_t i0, neon_block *o) {
     if (w->format == CK_WF_Q6_K) {   // packed4's nibbles, then the top two bits of quad j at bits 2j..2j+1
@@ -35,6 +35,21 @@ static inline void neon_unpack_block(const ck_weights *w, const ck_format_info *
                 const int8x16_t sh = vdupq_n_s8((int8_t)(4 - 2 * j));
                 o->v[4 * j + i] = vorrq_u8(vandq_u8(nib, lo4), vandq_u8(vshlq_u8(plo, sh), top2));
                 o->v[4 * (4 + j) + i] = vorrq_u8(vshrq_n_u8(nib, 4), vandq_u8(vshlq_u8(phi, sh), top2));
+            }
+        }
+    } else if (w->format == CK_WF_Q3_K) {   // the 2-bit fields of quads 2v, 2v + 1 under their third bits
+        const uint8_t *q = w->qs + i0 * CK_Q3_K_PACKED_BYTES;
+        const uint8x16_t two = vdupq_n_u8(3), bit2 = vdupq_n_u8(4);
+        for (int i = 0; i < 4; i++) {
+            const uint8x16_t bits = vld1q_u8(q + 128 + 16 * i);
+            for (int j = 0; j < 4; j++) {
+                const uint8x16_t v2 = vld1q_u8(q + 64 * (j / 2) + 16 * i);
+                for (int hi = 0; hi < 2; hi++) {
+                    // fields at bit 4(j%2) + 2hi down to bit 0; third bit j + 4hi to bit 2
+                    const uint8x16_t f = vandq_u8(vshlq_u8(v2, vdupq_n_s8((int8_t)-(4 * (j % 2) + 2 * hi))), two);
+                    const uint8x16_t t = vandq_u8(vshlq_u8(bits, vdupq_n_s8((int8_t)(2 - (j + 4 * hi)))), bit2);
+                    o->v[4 * (4 * hi + j) + i] = vorrq_u8(f, t);
+                }
             }
         }
     } else if (w->qs_dec) {   // Q5_0: nibbles as packed4, fifth bits bit-sliced in row order (repack.c)

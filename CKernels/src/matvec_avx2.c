@@ -17,8 +17,9 @@
 /// Value classes: 4-bit nibbles, Q5_0's compact nibbles + fifth-bit plane,
 /// Q6_K's nibbles + 2-bit planes (two scales per block), 8-bit bytes, MXFP4's 4-bit codes
 /// (nibbles looked up in CK_MXFP4_U, u <= 24), IQ4_NL's and IQ4_XS's 4-bit codes (u <= 241, looked up as
-/// its high and low nibbles, CK_IQ4_NL_U >> 4 and & 15, then as V_S8).
-enum { V_U4, V_U5C, V_Q6, V_S8, V_C4, V_C4W };
+/// its high and low nibbles, CK_IQ4_NL_U >> 4 and & 15, then as V_S8), Q3_K's 2-bit and 1-bit planes
+/// (u <= 7, two scales per block).
+enum { V_U4, V_U5C, V_Q6, V_S8, V_C4, V_C4W, V_Q3 };
 
 /// A 16-entry table in both 128-bit lanes (vpshufb looks up within lanes).
 T256 INLINE __m256i lanes16(const uint8_t *table) { return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)table)); }
@@ -41,7 +42,8 @@ T256 INLINE void prefetch_range(const uint8_t *p, int bytes) {
 T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g, int nvalid, int accumulate,
                        float negoff, const int V, const int NSC, const int HASMIN, const int SC) {
     const int64_t nb = w->k / 32;
-    const int qb = V == V_U4 || V == V_C4 || V == V_C4W ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : V == V_Q6 ? CK_Q6_K_PACKED_BYTES : 512;   // per block and group
+    const int qb = V == V_U4 || V == V_C4 || V == V_C4W ? 256 : V == V_U5C ? CK_Q5_0_COMPACT_BYTES : V == V_Q6 ? CK_Q6_K_PACKED_BYTES
+                 : V == V_Q3 ? CK_Q3_K_PACKED_BYTES : 512;   // per block and group
     const int64_t dwb = ck_dw_block_bytes(NSC, SC), mwb = ck_mw_block_bytes(HASMIN, SC);
     const uint8_t *q = (V == V_U5C ? w->qs_dec : w->qs) + g * nb * qb;
     const uint8_t *dwp = (const uint8_t *)w->dw + g * nb * dwb;
@@ -57,22 +59,34 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         if (mwb) _mm_prefetch((const char *)mwp + b * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
         __m256i dot0[2], dot1[2];
         if (V == V_U4) {
-            // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial. Two scales per
-            // 32 (Q3_K): the low nibbles (elements 0..15) and the high ones in partials of their own.
-            __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()}, ph[2] = {p[0], p[1]};
+            // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.
+            __m256i p[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             UNROLL for (int j = 0; j < 4; j++) {
                 const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
                     const __m256i v = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * s));
                     const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(lo, alo));
-                    if (NSC == 2) ph[s] = _mm256_add_epi16(ph[s], _mm256_maddubs_epi16(hi, ahi));
-                    else p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
+                    p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
+                }
+            }
+            UNROLL for (int s = 0; s < 2; s++) dot0[s] = _mm256_madd_epi16(p[s], ones);
+        } else if (V == V_Q3) {
+            // u <= 7: |pair| <= 1778, the four quads of each half-block fit one i16 partial; the
+            // elements 0..15 (dot0) and 16..31 (dot1) have scales of their own.
+            __m256i pl[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()}, ph[2] = {pl[0], pl[1]};
+            const __m256i x[2] = {_mm256_loadu_si256((const __m256i *)(q + 128)), _mm256_loadu_si256((const __m256i *)(q + 160))};
+            UNROLL for (int j = 0; j < 4; j++) {
+                const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
+                UNROLL for (int s = 0; s < 2; s++) {
+                    const __m256i v2 = _mm256_loadu_si256((const __m256i *)(q + 64 * (j / 2) + 32 * s));
+                    pl[s] = _mm256_add_epi16(pl[s], _mm256_maddubs_epi16(ck_q3_values(v2, x[s], j, 0), alo));
+                    ph[s] = _mm256_add_epi16(ph[s], _mm256_maddubs_epi16(ck_q3_values(v2, x[s], j, 1), ahi));
                 }
             }
             UNROLL for (int s = 0; s < 2; s++) {
-                dot0[s] = _mm256_madd_epi16(p[s], ones);
-                if (NSC == 2) dot1[s] = _mm256_madd_epi16(ph[s], ones);
+                dot0[s] = _mm256_madd_epi16(pl[s], ones);
+                dot1[s] = _mm256_madd_epi16(ph[s], ones);
             }
         } else if (V == V_U5C || V == V_C4) {
             // nibble | fifth bit << 4 (<= 31): |pair| <= 7874; MXFP4's looked-up codes (<= 24):
@@ -212,7 +226,7 @@ GROUP(g_mxfp4, V_C4, 1, 0, CK_SC_E8)
 GROUP(g_iq4_nl, V_C4W, 1, 0, CK_SC_F16)
 GROUP(g_iq4_xs, V_C4W, 1, 0, CK_SC_F32)
 GROUP(g_q6_K, V_Q6, 2, 0, CK_SC_K)
-GROUP(g_q3_K, V_U4, 2, 0, CK_SC_K)
+GROUP(g_q3_K, V_Q3, 2, 0, CK_SC_K)
 GROUP(g_q8_0, V_S8, 1, 0, CK_SC_F16)
 GROUP(g_mxint8, V_S8, 1, 0, CK_SC_E8I)
 

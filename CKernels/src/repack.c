@@ -31,8 +31,9 @@ static ck_format_info format_facts(ck_weight_format f) {
     case CK_WF_Q4_K:       return (ck_format_info){256, 144, 1, 1, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q5_K:       return (ck_format_info){256, 176, 1, 0, 1, 1, 0, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_Q6_K:       return (ck_format_info){256, 210, 1, 0, 2, 0, 32, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
-    // Q3_K's 3-bit values plus 4 (u <= 7) are repacked as nibbles, two scales per 32 as Q6_K.
-    case CK_WF_Q3_K:       return (ck_format_info){256, 110, 1, 1, 2, 0, 4, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
+    // Q3_K's 3-bit values plus 4 (u <= 7), two scales per 32 as Q6_K; repacked as a 2-bit and
+    // a 1-bit plane (CK_Q3_K_PACKED_BYTES, ck_weights).
+    case CK_WF_Q3_K:       return (ck_format_info){256, 110, 1, 0, 2, 0, 4, CK_SCALE_FP16, CK_ACT_Q8_K, 0};
     case CK_WF_MXINT8:     return (ck_format_info){32, 33, 1, 0, 1, 0, 128, CK_SCALE_UE8M0, CK_ACT_Q8_32, 0};
     case CK_WF_MXFP8_E4M3: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
     case CK_WF_MXFP8_E5M2: return (ck_format_info){32, 33, 0, 0, 0, 0, 0, CK_SCALE_UE8M0, CK_ACT_F32, 0};
@@ -81,7 +82,8 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     info.e8m0_offset = f == CK_WF_MXFP4 ? ck_e8m0_plane_offset(CK_SC_E8) : f == CK_WF_MXINT8 ? ck_e8m0_plane_offset(CK_SC_E8I) : 0;
     if (info.int8_path) {
         // Q5_0, Q5_1 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
-        info.qs_block_bytes = compact5(f) ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : info.packed4 ? 256 : 512;
+        info.qs_block_bytes = compact5(f) ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : f == CK_WF_Q3_K ? CK_Q3_K_PACKED_BYTES
+                            : info.packed4 ? 256 : 512;
         info.repacked_block_bytes = (compact5(f) ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
                                     (info.kscale_rec ? info.kscale_rec / 8   // a record covers 8 blocks
                                                      : scale_bytes(&info) * CK_R * (info.nsc + info.has_min));
@@ -453,6 +455,16 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                             lo2[i] |= (uint8_t)((u[4 * j + i] >> 4) << (2 * j));
                             hi2[i] |= (uint8_t)((u[16 + 4 * j + i] >> 4) << (2 * j));
                         }
+                } else if (w->format == CK_WF_Q3_K) {   // a 2-bit plane, then the third bits (ck_weights)
+                    uint8_t *top = q + 128 + 4 * r;
+                    for (int j = 0; j < 4; j++)
+                        for (int i = 0; i < 4; i++) {
+                            uint8_t *two = q + 64 * (j / 2) + 4 * r + i;
+                            if (j % 2 == 0) *two = 0;
+                            if (j == 0) top[i] = 0;
+                            *two |= (uint8_t)(((u[4 * j + i] & 3) | ((u[16 + 4 * j + i] & 3) << 2)) << (4 * (j % 2)));
+                            top[i] |= (uint8_t)(((u[4 * j + i] >> 2) << j) | ((u[16 + 4 * j + i] >> 2) << (4 + j)));
+                        }
                 } else if (info.packed4) {
                     for (int j = 0; j < 4; j++)
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = (uint8_t)(u[4 * j + i] | (u[16 + 4 * j + i] << 4));
@@ -485,6 +497,15 @@ void ck_byte_layout_block(const ck_weights *w, int64_t g, int64_t b, uint8_t out
                 out[64 * j + x] = (uint8_t)((q[64 * j + x] & 15) | (((q[256 + x] >> (2 * j)) & 3) << 4));
                 out[64 * (4 + j) + x] = (uint8_t)((q[64 * j + x] >> 4) | (((q[320 + x] >> (2 * j)) & 3) << 4));
             }
+        return;
+    }
+    if (w->format == CK_WF_Q3_K) {   // the 2-bit fields under their third bits (ck_weights)
+        const uint8_t *q = w->qs + i0 * CK_Q3_K_PACKED_BYTES;
+        for (int j = 0; j < 4; j++)
+            for (int x = 0; x < 64; x++)
+                for (int hi = 0; hi < 2; hi++)
+                    out[64 * (4 * hi + j) + x] = (uint8_t)(((q[64 * (j / 2) + x] >> (4 * (j % 2) + 2 * hi)) & 3) |
+                                                           (((q[128 + x] >> (j + 4 * hi)) & 1) << 2));
         return;
     }
     if (w->qs && !info.packed4) { memcpy(out, w->qs + i0 * 512, 512); return; }
