@@ -28,8 +28,9 @@
 enum {
     P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial
     P_U5 = 1,   ///< bytes <= 31 (Q5_0, Q5_K and MXFP4 expanded from their 4/5-bit layouts): flush every 4 quads
-    P_Q6 = 2,   ///< bytes <= 63 (Q6_K, and Q3_K's <= 7, both expanded): flush every 2 quads, two dots (one per 16 elements)
+    P_Q6 = 2,   ///< bytes <= 63 (Q6_K): flush every 2 quads, two dots (one per 16 elements)
     P_S8 = 3,   ///< bytes <= 255 (Q8_0, MXINT8, IQ4_NL and IQ4_XS expanded from their codes): split into two nibble dots
+    P_Q3 = 4,   ///< bytes <= 7 (Q3_K expanded from its 3-bit planes): P_Q6's two dots, each one i16 partial
 };
 
 /// Scheduling pin at the end of each quad: the weight and activation pointers pass through an
@@ -139,10 +140,11 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                     dot[r][h] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[r][h], ones), 4),
                                                  _mm256_madd_epi16(plo[r][h], ones));
         } else {
-            // Bytes: P_U5 flushes the i16 partial every 4 quads, P_Q6 every 2; P_Q6 keeps the
-            // dots of elements 0..15 (quads 0..3) and 16..31 apart and folds the first into acc
-            // as soon as it is complete (it is the first term of the block's epilogue anyway).
-            const int flush = KIND == P_U5 ? 4 : 2;
+            // Bytes: P_U5 and P_Q3 flush the i16 partial every 4 quads, P_Q6 every 2; P_Q6 and
+            // P_Q3 keep the dots of elements 0..15 (quads 0..3) and 16..31 apart and fold the
+            // first into acc as soon as it is complete (it is the first term of the block's
+            // epilogue anyway).
+            const int flush = KIND == P_Q6 ? 2 : 4;
             UNROLL for (int r = 0; r < MT; r++)
                 UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_setzero_si256();
             __m256i p[MTX][HTX];
@@ -161,7 +163,7 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                     UNROLL for (int r = 0; r < MT; r++)
                         UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_add_epi32(dot[r][h], _mm256_madd_epi16(p[r][h], ones));
                 }
-                if (KIND == P_Q6 && j == 3) {
+                if ((KIND == P_Q6 || KIND == P_Q3) && j == 3) {
                     UNROLL for (int r = 0; r < MT; r++) {
                         const __m256 da = _mm256_broadcast_ss(meta + (r * nb + b) * 4);
                         UNROLL for (int h = 0; h < HT; h++) {
@@ -316,7 +318,7 @@ PTILES(p_q5_1, P_U5, 1, 1, CK_SC_F16, 2)
 PTILES(p_q5_K, P_U5, 1, 1, CK_SC_K, 2)
 PTILES(p_mxfp4, P_U5, 1, 0, CK_SC_E8, 2)
 PTILES(p_q6_K, P_Q6, 2, 0, CK_SC_K, 2)
-PTILES(p_q3_K, P_Q6, 2, 0, CK_SC_K, 2)   // expanded from its 3-bit planes
+PTILES(p_q3_K, P_Q3, 2, 0, CK_SC_K, 2)   // expanded from its 3-bit planes
 PTILES(p_q8_0, P_S8, 1, 0, CK_SC_F16, 1)
 PTILES(p_iq4_nl, P_S8, 1, 0, CK_SC_F16, 1)   // expanded to its u bytes (<= 241), as Q8_0's
 PTILES(p_iq4_xs, P_S8, 1, 0, CK_SC_F32, 1)
