@@ -5,7 +5,7 @@ import GGUF
 /// the presets listed here, followed by its fallback for rows that are not a whole number of the
 /// type's blocks.
 public enum QuantMix: String, CaseIterable, Sendable {
-    case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q3_K_M = "q3_k_m", q4_K_M = "q4_k_m", q5_K_M = "q5_k_m"
+    case q4_0, q4_1, q5_0, q8_0, q6_K = "q6_k", q3_K_S = "q3_k_s", q3_K_M = "q3_k_m", q3_K_L = "q3_k_l", q4_K_M = "q4_k_m", q5_K_M = "q5_k_m"
     /// Every matrix in binary16 or bfloat16, as llama.cpp's converter writes an unquantized model
     /// (`--outtype f16`, `--outtype bf16`).
     case f16, bf16
@@ -20,7 +20,7 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q5_0: return .q5_0
         case .q8_0: return .q8_0
         case .q6_K: return .q6_K
-        case .q3_K_M: return .q3_K
+        case .q3_K_S, .q3_K_M, .q3_K_L: return .q3_K
         case .q4_K_M: return .q4_K
         case .q5_K_M: return .q5_K
         case .f16: return .f16
@@ -36,7 +36,9 @@ public enum QuantMix: String, CaseIterable, Sendable {
         case .q4_1: return 3
         case .q8_0: return 7
         case .q5_0: return 8
+        case .q3_K_S: return 11
         case .q3_K_M: return 12
+        case .q3_K_L: return 13
         case .q4_K_M: return 15
         case .q5_K_M: return 17
         case .q6_K: return 18
@@ -69,6 +71,11 @@ public enum QuantMix: String, CaseIterable, Sendable {
             if name.hasSuffix(".attn_v.weight") { type = layer < 2 ? .q5_K : .q4_K }
             if name.hasSuffix(".ffn_down.weight") { type = layer < layers / 16 ? .q5_K : .q4_K }
             if name.hasSuffix(".attn_output.weight") || name.hasSuffix(".attn_qkv.weight") { type = .q4_K }
+        } else if self == .q3_K_L {
+            // V, FFN-down and the attention output in Q5_K, fused QKV in Q4_K (Q3_K_S: no rule
+            // beyond the head's).
+            if name.hasSuffix(".attn_v.weight") || name.hasSuffix(".ffn_down.weight") || name.hasSuffix(".attn_output.weight") { type = .q5_K }
+            if name.hasSuffix(".attn_qkv.weight") { type = .q4_K }
         } else if self == .iq4_xs, let layer {
             // V in Q5_K when four or more query heads share a K/V head; FFN-down of the first
             // eighth of the layers in Q5_K (no importance matrix).

@@ -121,7 +121,7 @@ private func realFile(_ name: String) throws -> GGUFFile { try GGUFFile(path: mo
         try runsToFiniteLogits(try #require(try SyntheticModel.parse(spec).first), spec)
     }
 
-    /// Q3_K_M on a Llama shape whose rows are multiples of 256 (the presets small enough for the
+    /// Q3_K_M (and the Q3_K_S / Q3_K_L plans) on a Llama shape whose rows are multiples of 256 (the presets small enough for the
     /// suite have 576- and 640-value rows, where Q3_K falls back to Q4_0): Q3_K for Q, K, gate and
     /// up, V and FFN-down in Q5_K / Q4_K as llama-quantize puts them, the head in Q6_K; it loads
     /// and runs to finite logits.
@@ -137,6 +137,12 @@ private func realFile(_ name: String) throws -> GGUFFile { try GGUFFile(path: mo
         #expect(type["blk.0.attn_v.weight"] == .q5_K && type["blk.1.attn_output.weight"] == .q4_K)
         #expect(type["blk.1.ffn_down.weight"] == .q4_K && type["output.weight"] == .q6_K)
         try runsToFiniteLogits(model, "llama-tiny:q3_k_m")
+        // Q3_K_S: Q3_K but the head; Q3_K_L: V, FFN-down and the attention output in Q5_K.
+        let small = Dictionary(uniqueKeysWithValues: SyntheticModel(shape: shape, mix: .q3_K_S).tensors.map { ($0.name, $0.type) })
+        #expect(small["blk.0.attn_v.weight"] == .q3_K && small["blk.1.ffn_down.weight"] == .q3_K && small["output.weight"] == .q6_K)
+        let large = Dictionary(uniqueKeysWithValues: SyntheticModel(shape: shape, mix: .q3_K_L).tensors.map { ($0.name, $0.type) })
+        #expect(large["blk.1.attn_v.weight"] == .q5_K && large["blk.1.ffn_down.weight"] == .q5_K && large["blk.1.attn_output.weight"] == .q5_K)
+        #expect(large["blk.1.attn_q.weight"] == .q3_K && large["output.weight"] == .q6_K)
     }
 
     private func runsToFiniteLogits(_ model: SyntheticModel, _ spec: String) throws {
