@@ -24,8 +24,9 @@ public final class WeightMatrix: @unchecked Sendable {
     public let name: String
 
     private let file: GGUFFile?
-    private let ownedRaw: UnsafeMutableRawPointer?
-    private let repacked: [UnsafeMutableRawPointer]
+    /// The converted or copied blocks when this object owns them (not the file's).
+    private let ownedRaw: HugePageBuffer?
+    private let repacked: [HugePageBuffer]
     /// Total bytes of the load-time repacked buffers.
     public let repackedByteCount: Int
     let weights: ck_weights
@@ -116,12 +117,12 @@ public final class WeightMatrix: @unchecked Sendable {
         let k = tensor.rowLength
         try Self.checkQuantizable(to: format, k: k, name: name)
         let sourceRowBytes = k / tensor.type.blockSize * tensor.type.blockBytes, rowBytes = format.rowBytes(k: k)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, rows.count * rowBytes), alignment: 64)
+        let owned = HugePageBuffer(byteCount: max(1, rows.count * rowBytes)), raw = owned.pointer
         let status = ck_convert_rows(ck_type(tensor.type.rawValue), file.tensorData(tensor).baseAddress! + rows.lowerBound * sourceRowBytes,
                                      Int64(sourceRowBytes), format.ck, raw, Int64(rowBytes), Int64(rows.count), Int64(k),
                                      Int32(WeightMatrix.loadThreads))
         precondition(status == 0, "the converter rejected a validated tensor")
-        self.init(name: name, format: format, n: rows.count, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
+        self.init(name: name, format: format, n: rows.count, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: owned)
     }
 
     /// Throws unless rows of k values can be quantized into `format` (`ck_convert_rows`' targets:
@@ -138,13 +139,13 @@ public final class WeightMatrix: @unchecked Sendable {
         precondition(values.count == n * k, "values must hold n * k elements")
         try Self.checkQuantizable(to: format, k: k, name: name)
         let rowBytes = format.rowBytes(k: k)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, n * rowBytes), alignment: 64)
+        let owned = HugePageBuffer(byteCount: max(1, n * rowBytes)), raw = owned.pointer
         let status = values.withUnsafeBufferPointer { v in
             v.isEmpty ? 0 : ck_convert_rows(ck_type(GGMLType.f32.rawValue), v.baseAddress!, Int64(k * 4), format.ck, raw,
                                             Int64(rowBytes), Int64(n), Int64(k), Int32(WeightMatrix.loadThreads))
         }
         precondition(status == 0, "the converter rejected fp32 rows")
-        self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
+        self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: owned)
     }
 
     /// Copies already-encoded blocks (`n` rows of `format.rowBytes(k:)` bytes each), e.g. for
@@ -153,13 +154,13 @@ public final class WeightMatrix: @unchecked Sendable {
         guard k % max(32, format.blockSize) == 0, blocks.count == n * format.rowBytes(k: k) else {
             throw .invalidWeight(tensor: name, reason: "block buffer does not match \(n) x \(k) \(format)")
         }
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, blocks.count), alignment: 64)
-        raw.copyMemory(from: blocks.baseAddress!, byteCount: blocks.count)
-        self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: raw)
+        let owned = HugePageBuffer(byteCount: max(1, blocks.count))
+        owned.pointer.copyMemory(from: blocks.baseAddress!, byteCount: blocks.count)
+        self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(owned.pointer), file: nil, owned: owned)
     }
 
     /// `repacked(rows)` runs after each slice of rows is repacked (load-time memory release).
-    private init(name: String, format: WeightFormat, n: Int, k: Int, raw: UnsafeRawPointer, file: GGUFFile?, owned: UnsafeMutableRawPointer?,
+    private init(name: String, format: WeightFormat, n: Int, k: Int, raw: UnsafeRawPointer, file: GGUFFile?, owned: HugePageBuffer?,
                  repacked done: (Range<Int>) -> Void = { _ in }) {
         self.name = name
         self.format = format
@@ -169,11 +170,10 @@ public final class WeightMatrix: @unchecked Sendable {
         self.ownedRaw = owned
         var qsBytes = 0, dwBytes = 0, mwBytes = 0, decBytes = 0
         ck_repack_sizes(format.ck, Int64(n), Int64(k), &qsBytes, &dwBytes, &mwBytes, &decBytes)
-        func alloc(_ bytes: Int) -> UnsafeMutableRawPointer? {
-            bytes == 0 ? nil : UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-        }
-        let qs = alloc(qsBytes), dw = alloc(dwBytes), mw = alloc(mwBytes), dec = alloc(decBytes)
-        repacked = [qs, dw, mw, dec].compactMap { $0 }
+        func alloc(_ bytes: Int) -> HugePageBuffer? { bytes == 0 ? nil : HugePageBuffer(byteCount: bytes) }
+        let buffers = [alloc(qsBytes), alloc(dwBytes), alloc(mwBytes), alloc(decBytes)]
+        let (qs, dw, mw, dec) = (buffers[0]?.pointer, buffers[1]?.pointer, buffers[2]?.pointer, buffers[3]?.pointer)
+        repacked = buffers.compactMap { $0 }
         repackedByteCount = qsBytes + dwBytes + mwBytes + decBytes
         let w = ck_weights(format: format.ck, n: Int64(n), k: Int64(k), raw: raw,
                              raw_row_bytes: Int64(format.rowBytes(k: k)),
@@ -187,11 +187,6 @@ public final class WeightMatrix: @unchecked Sendable {
             }
         }
         weights = w
-    }
-
-    deinit {
-        ownedRaw?.deallocate()
-        for p in repacked { p.deallocate() }
     }
 
     /// Bytes of the original blocks (what a decode step streams per token in the original format).
