@@ -324,12 +324,20 @@ PTILES(p_iq4_nl, P_S8, 1, 0, CK_SC_F16, 1)   // expanded to its u bytes (<= 241)
 PTILES(p_iq4_xs, P_S8, 1, 0, CK_SC_F32, 1)
 PTILES(p_mxint8, P_S8, 1, 0, CK_SC_E8I, 1)
 
-/// Halves per L2 chunk: about 128 KiB of repacked weights and scales (Q5_0, Q5_K, Q3_K, Q6_K, MXFP4:
-/// of their expansion, 512 value bytes per block instead of the stored 320, 192, 384 or 256).
+/// Bytes one 16-row block of a format the tiles read expanded occupies as stored (Q5_0, Q5_1 and
+/// Q5_K compact, Q6_K and Q3_K packed, the 4-bit code formats' nibbles), which each L2 chunk
+/// is expanded from into 512 value bytes a block; 0 for formats the tiles read as repacked.
+static int64_t stored_block_bytes(ck_weight_format f, const ck_format_info *info) {
+    if (f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K) return CK_Q5_0_COMPACT_BYTES;
+    if (f == CK_WF_Q6_K) return CK_Q6_K_PACKED_BYTES;
+    if (f == CK_WF_Q3_K) return CK_Q3_K_PACKED_BYTES;
+    return info->code4 ? 256 : 0;
+}
+
+/// Halves per L2 chunk: about 128 KiB of repacked weights and scales (of their expansion for
+/// the expanded formats).
 static int64_t chunk_halves(ck_weight_format f, const ck_format_info *info, int64_t k) {
-    const int64_t expansion = f == CK_WF_Q5_0 || f == CK_WF_Q5_1 || f == CK_WF_Q5_K ? 512 - CK_Q5_0_COMPACT_BYTES
-                              : f == CK_WF_Q6_K ? 512 - CK_Q6_K_PACKED_BYTES : f == CK_WF_Q3_K ? 512 - CK_Q3_K_PACKED_BYTES
-                              : info->code4 ? 512 - 256 : 0;
+    const int64_t stored = stored_block_bytes(f, info), expansion = stored > 0 ? 512 - stored : 0;
     const int64_t bytes = (k / 32) * (info->repacked_block_bytes + expansion) / 2;
     const int64_t c = ((128 * 1024) / (bytes > 0 ? bytes : 1)) & ~(int64_t)1;
     return c < 2 ? 2 : c;
@@ -349,6 +357,7 @@ typedef struct {
     int64_t ch;      ///< halves per L2 chunk
     int64_t m;
     const uint8_t *code_u;   ///< a code4 format's u table (ck_code4_u), else NULL
+    int expanded;            ///< whether the tiles read an expanded copy (stored_block_bytes > 0)
 } pcall;
 
 static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y) {
@@ -380,11 +389,12 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     p.h1 = (d->n + 7) / 8;
     p.lastvalid = (int)(d->n - (p.h1 - 1) * 8);
     p.ch = chunk_halves(w->format, &info, d->k);
+    p.expanded = stored_block_bytes(w->format, &info) > 0;
     p.m = d->m;
     return p;
 }
 
-/// The calling thread's Q5_0, Q5_1, Q5_K, Q3_K, Q6_K, MXFP4 or IQ4 byte-layout copy of the chunk of halves [c0, c1) (c0 even), made
+/// The calling thread's byte-layout copy of an expanded format's chunk of halves [c0, c1) (c0 even), made
 /// unless this thread expanded that chunk last, in this call (threads take consecutive units,
 /// which mostly share a chunk; another call may have other weights at the same address); NULL
 /// when the buffer cannot be allocated.
@@ -408,7 +418,7 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
 /// Halves [c0, c1) (one L2 chunk at most) x activation rows [m0, m1): 4-row tiles, then the halves.
 static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_t m1) {
     pctx c = p->c;
-    if (p->w->qs_dec || p->w->format == CK_WF_Q6_K || p->w->format == CK_WF_Q3_K || p->code_u) {   // Q5_0, Q5_1, Q5_K, Q3_K, Q6_K, MXFP4, IQ4
+    if (p->expanded) {
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
         if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};
