@@ -26,6 +26,13 @@ enum Roofline {
         } ?? .nan
     }
 
+    /// Bytes a read must cover so that no cache holds it: four times the L3 the system reports,
+    /// at least 256 MiB (a VM may report less L3 than its host's CPU has), at most 2 GiB.
+    static var uncachedBytes: Int {
+        let l3 = max(0, sysconf(Int32(_SC_LEVEL3_CACHE_SIZE)))
+        return min(2 << 30, max(256 << 20, 4 * l3))
+    }
+
     /// The hidden suite that measures the streaming read rate for the parent.
     static let streamRateSuite = "__stream-rate"
 
@@ -33,8 +40,7 @@ enum Roofline {
     /// (at least 256 MiB, at most 2 GiB), so no cache holds it.
     static func printStreamRate(_ arguments: [String]) -> Int32 {
         let threads = arguments.first.flatMap { Int($0) } ?? 1
-        let l3 = max(0, sysconf(Int32(_SC_LEVEL3_CACHE_SIZE)))
-        let bytes = min(2 << 30, max(256 << 20, 4 * l3))
+        let bytes = uncachedBytes
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
         defer { buffer.deallocate() }
         buffer.initializeMemory(as: UInt8.self, repeating: 1, count: bytes)

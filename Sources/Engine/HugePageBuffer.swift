@@ -19,19 +19,20 @@ import Darwin
 /// length is rounded up to 4 KiB only: the tail past the last whole 2 MiB stays in small pages, so
 /// a buffer is never resident for more than its bytes plus 4 KiB. Buffers below 2 MiB (which
 /// could not use a huge page) and other systems get an ordinary 64-byte-aligned allocation.
-final class HugePageBuffer: @unchecked Sendable {
+public final class HugePageBuffer: @unchecked Sendable {
     /// Start of the buffer; 2 MiB-aligned when the buffer is huge-page backed.
-    let pointer: UnsafeMutableRawPointer
+    public let pointer: UnsafeMutableRawPointer
     /// Bytes asked for.
-    let byteCount: Int
+    public let byteCount: Int
     /// Length of the mapping (nil: a heap allocation).
     private let mappedBytes: Int?
 
-    static let hugePageBytes = 2 << 20
+    /// Bytes of one huge page (x86-64 and arm64 Linux with 4 KiB base pages).
+    public static let hugePageBytes = 2 << 20
     private static let pageBytes = 4096
 
     /// Uninitialized memory for `byteCount` (> 0) bytes.
-    init(byteCount: Int) {
+    public init(byteCount: Int) {
         precondition(byteCount > 0, "a huge-page buffer holds at least one byte")
         self.byteCount = byteCount
         #if os(Linux)
