@@ -36,8 +36,8 @@ enum Roofline {
     /// The hidden suite that measures the streaming read rate for the parent.
     static let streamRateSuite = "__stream-rate"
 
-    /// `bench __stream-rate N`: prints bytes/s read on N threads from a buffer four times the L3
-    /// (at least 256 MiB, at most 2 GiB), so no cache holds it.
+    /// `bench __stream-rate N`: prints bytes/s read on N threads from a buffer of `uncachedBytes`,
+    /// so no cache holds it.
     static func printStreamRate(_ arguments: [String]) -> Int32 {
         let threads = arguments.first.flatMap { Int($0) } ?? 1
         let bytes = uncachedBytes

@@ -16,9 +16,10 @@ import Darwin
 ///
 /// The mapping starts on a 2 MiB boundary and is `madvise(MADV_HUGEPAGE)`d before anything is
 /// written, so it is faulted in as huge pages even when the system's THP mode is `madvise`. Its
-/// length is rounded up to 4 KiB only: the tail past the last whole 2 MiB stays in small pages, so
-/// a buffer is never resident for more than its bytes plus 4 KiB. Buffers below 2 MiB (which
-/// could not use a huge page) and other systems get an ordinary 64-byte-aligned allocation.
+/// length is rounded up to the base page only: the tail past the last whole 2 MiB stays in small
+/// pages, so a buffer is never resident for more than its bytes plus one base page. Buffers
+/// below 2 MiB (which could not use a huge page) and other systems get an ordinary 64-byte-aligned
+/// allocation.
 public final class HugePageBuffer: @unchecked Sendable {
     /// Start of the buffer; 2 MiB-aligned when the buffer is huge-page backed.
     public let pointer: UnsafeMutableRawPointer
@@ -29,7 +30,8 @@ public final class HugePageBuffer: @unchecked Sendable {
 
     /// Bytes of one huge page (x86-64 and arm64 Linux with 4 KiB base pages).
     public static let hugePageBytes = 2 << 20
-    private static let pageBytes = 4096
+    /// The base page size: mappings are made, trimmed and unmapped in whole base pages.
+    private static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Uninitialized memory for `byteCount` (> 0) bytes.
     public init(byteCount: Int) {
@@ -51,7 +53,7 @@ public final class HugePageBuffer: @unchecked Sendable {
     }
 
     #if os(Linux)
-    /// An anonymous mapping of `bytes` rounded up to 4 KiB, starting on a 2 MiB boundary, marked
+    /// An anonymous mapping of `bytes` rounded up to the base page, starting on a 2 MiB boundary, marked
     /// for huge pages: maps 2 MiB more than needed and unmaps the misaligned head and the tail.
     private static func mapAligned(_ bytes: Int) -> (UnsafeMutableRawPointer, Int)? {
         let length = (bytes + pageBytes - 1) & ~(pageBytes - 1)
