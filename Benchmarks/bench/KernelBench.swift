@@ -5,8 +5,8 @@
 // with is measured in the same run: the int8 multiply-accumulate peak (register-only loop with
 // the path's instruction: vpdpbusd on AVX-512 VNNI, vpmaddubsw on AVX2), a streaming read of
 // the same number of bytes as the weight's original blocks, and OpenBLAS sgemm on the same
-// shape with the dequantized fp32 weights. Timings are medians after a warm-up; the time of a
-// matmul includes quantizing its activations. `--cold` (decode only): every timed call and every
+// shape with the dequantized fp32 weights. Timings are medians after a warm-up (a decode case and
+// its streaming read timed in turns); the time of a matmul includes quantizing its activations. `--cold` (decode only): every timed call and every
 // streaming read touches a different copy of the weights, the copies covering four times the L3
 // and at least 256 MiB (Roofline.uncachedBytes), so the bytes come from DRAM as in a real
 // decode step (the models are larger than the L3) instead of from a cache-resident copy.
@@ -23,6 +23,25 @@ struct KernelShape {
 }
 
 /// Median wall time of `body` after one warm-up, repeated until ~`budget` seconds (3..50 reps).
+/// Median seconds of `a`, and the median over turns of b's time over a's, timed in turns (a, b,
+/// a, b, ...) after one warm-up call each, so each ratio compares calls a few milliseconds apart
+/// (a shared host's DRAM rate moves by up to 2x within a run).
+func timeInTurns(budget: Double = 0.5, _ a: () -> Void, _ b: () -> Void) -> (seconds: Double, ratio: Double) {
+    a()
+    b()
+    var ta: [Double] = [], ratios: [Double] = []
+    let start = now()
+    while ta.count < 5 || (now() - start < budget && ta.count < 50) {
+        let t0 = now()
+        a()
+        let t1 = now()
+        b()
+        ta.append(t1 - t0)
+        ratios.append((now() - t1) / (t1 - t0))
+    }
+    return (median(ta), median(ratios))
+}
+
 func timeIt(budget: Double = 0.25, _ body: () -> Void) -> Double {
     body()
     var times: [Double] = []
@@ -216,22 +235,27 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
                             }
                         }
                     }
-                    let streamSecs = m == 1 ? timeIt { turn += 1; _ = ck_bench_stream_read(streamBufs[turn % copies].pointer, weightBytes, Int32(t)) } : 0
                     for path in paths {
                         if path == .ref && (m > 1 || shape.n * shape.k > 2048 * 640) { continue }   // the reference is the spec, not a contender
-                        let secs = x.withUnsafeBufferPointer { xp in
-                            y.withUnsafeMutableBufferPointer { yp in
-                                context.threads = t
-                                context.path = path
-                                return timeIt { turn += 1; matmul(ws[m == 1 ? turn % copies : 0], x: xp.baseAddress!, m: m, y: yp.baseAddress!, context: context) }
+                        context.threads = t
+                        context.path = path
+                        let run = {
+                            x.withUnsafeBufferPointer { xp in
+                                y.withUnsafeMutableBufferPointer { yp in
+                                    turn += 1
+                                    matmul(ws[m == 1 ? turn % copies : 0], x: xp.baseAddress!, m: m, y: yp.baseAddress!, context: context)
+                                }
                             }
                         }
+                        // Decode is timed in turns with the read it is compared with.
+                        let (secs, vsStream) = m == 1
+                            ? timeInTurns(run, { _ = ck_bench_stream_read(streamBufs[turn % copies].pointer, weightBytes, Int32(t)) })
+                            : (timeIt(run), 0)
                         let ops = 2.0 * Double(m) * Double(shape.n) * Double(shape.k)
                         let gops = ops / secs / 1e9
                         let pct = 100 * gops / int8Peak[t]!
                         let vsSgemm = sgemmSecs[sKey]! / secs
                         let gbps = Double(weightBytes) / secs / 1e9
-                        let vsStream = m == 1 ? streamSecs / secs : 0
                         if json {
                             var row: [(key: String, value: JSONValue)] = [
                                 ("model", .string(shape.model)), ("tensor", .string(shape.name)), ("m", .integer(m)), ("n", .integer(shape.n)),
@@ -242,7 +266,7 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
                             ]
                             if m == 1 {
                                 row += [("weight_gbps", jsonNumber(gbps, 2)), ("vs_stream_read", jsonNumber(vsStream, 2)),
-                                        ("stream_gbps", jsonNumber(Double(weightBytes) / streamSecs / 1e9, 2))]
+                                        ("stream_gbps", jsonNumber(gbps / vsStream, 2))]
                             }
                             print(JSONValue.object(row).jsonText)
                         } else {

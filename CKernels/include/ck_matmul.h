@@ -143,13 +143,18 @@ const uint8_t *ck_code4_u(ck_weight_format f);
 ///    the kernels form dw = 2^(e - 128) in registers (ck_e8m0_bits), exactly the reference's;
 ///    MXINT8 keeps its scale codes the same way (8.25 bits per weight, as in the file), its
 ///    dw = 2^(e - 133) (the block scale times the elements' 2^-6);
-///  - MXFP8: qs = [group][block][32][16] the 8-bit codes as stored (k-major within a block, so
-///    one 16-byte load is one k of 16 rows) and dw = [group][block][16] fp32 block scales; a
-///    block holding an E4M3 NaN code gets a NaN scale (its outputs are NaN, as in the reference);
-///  - F16, BF16: qs = [group][block][32][16] the 16-bit values as stored (2 bytes each, k-major as
+///  - MXFP8: qs = [band][block][32][64] the 8-bit codes as stored, a band being 64 rows (four
+///    groups, CK_FLOAT_BAND; k-major within a block, so one 64-byte load is one k of the band's
+///    rows) and dw = [band][block][64] fp32 block scales (ck_float_value_index,
+///    ck_float_scale_index); a block holding an E4M3 NaN code gets a NaN scale (its outputs are
+///    NaN, as in the reference). Decode walks a band as one address-ordered stream with four
+///    (AVX-512) or eight (AVX2) chains of FMAs in flight: with the band's four groups stored
+///    apart, the four streams reached ~0.7 of the read rate from DRAM, one stream ~0.87;
+///  - F16, BF16: qs = [band][block][32][64] the 16-bit values as stored (2 bytes each, k-major as
 ///    MXFP8's codes), no scales: the MXFP8 kernels with a unit scale. F32 keeps no copy (sgemm
 ///    reads raw).
-/// Rows n..(n rounded up to 16) are zero padding.
+/// Rows n..(n rounded up to 16, or for the float formats to a band) are zero padding
+/// (ck_repacked_groups).
 typedef struct {
     ck_weight_format format;
     int64_t n, k;
@@ -160,6 +165,25 @@ typedef struct {
     void *mw;
     uint8_t *qs_dec;  ///< Q5_0 and Q5_K only: compact layout (see ck_repack_sizes), else NULL
 } ck_weights;
+
+/// Rows of a float format's band (MXFP8, F16, BF16): their repacked values interleave four
+/// 16-row groups per k (ck_weights).
+#define CK_FLOAT_BAND 64
+
+/// Index (values, not bytes) in a float format's qs of row r's value at 32-block b, element i of
+/// a matrix with nb blocks per row: [band][block][32][CK_FLOAT_BAND].
+static inline int64_t ck_float_value_index(int64_t nb, int64_t r, int64_t b, int64_t i) {
+    return ((r / CK_FLOAT_BAND * nb + b) * 32 + i) * CK_FLOAT_BAND + r % CK_FLOAT_BAND;
+}
+
+/// Index (floats) in MXFP8's dw of row r's scale at 32-block b: [band][block][CK_FLOAT_BAND].
+static inline int64_t ck_float_scale_index(int64_t nb, int64_t r, int64_t b) {
+    return (r / CK_FLOAT_BAND * nb + b) * CK_FLOAT_BAND + r % CK_FLOAT_BAND;
+}
+
+/// 16-row groups the repacked arrays of an n-row matrix hold: n rounded up to 16 rows, or for
+/// the float formats (their band layout) to 64.
+int64_t ck_repacked_groups(ck_weight_format f, int64_t n);
 
 /// Sizes (in bytes) of the repacked arrays for a format and shape; zero for unused arrays.
 /// dec_bytes: Q5_0's compact layout, its only repacked copy (every SIMD kernel reads it; qs is
@@ -227,6 +251,11 @@ void ck_matmul_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_ac
 void ck_matmul_float_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_float_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_float_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
+/// Whether the AVX-512 float kernel (`_emu`: its SIMDe twin) decodes MXFP8 E4M3 with GFNI, which
+/// it does when the CPU has GFNI (SIMDe's: always) unless turned off. on: 1 allows it, 0 turns
+/// it off (tests check both decodes on one CPU), -1 only asks. Same results either way.
+int ck_float_avx512_use_gfni(int on);
+int ck_float_avx512_use_gfni_emu(int on);
 /// The AVX2 path for one activation row (decode), integer formats: streams each 16-row group's
 /// repacked bytes in address order with software prefetch (matvec_avx2.c). Same contract.
 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);

@@ -1,7 +1,7 @@
 // The AVX-512 intrinsics for a second, emulated compilation (CK_AVX512_EMULATED): SIMDe's
 // portable implementations under the native names, plus the few this SIMDe release (Debian's
 // libsimde-dev 0.7.4) lacks or rounds differently (its portable FMA rounds twice), written here
-// from the instructions' definitions. Only the AVX/AVX2/FMA/AVX-512 F/BW/VL/VNNI aliases are
+// from the instructions' definitions. Only the AVX/AVX2/FMA/AVX-512 F/BW/VL/VNNI and GFNI aliases are
 // enabled: the compiler's own SSE headers already define the BF16 vector types SIMDe's blanket
 // alias switch would redefine.
 #ifndef CK_AVX512_SIMDE_H
@@ -17,7 +17,9 @@
 #define SIMDE_X86_AVX512BW_ENABLE_NATIVE_ALIASES
 #define SIMDE_X86_AVX512VL_ENABLE_NATIVE_ALIASES
 #define SIMDE_X86_AVX512VNNI_ENABLE_NATIVE_ALIASES
+#define SIMDE_X86_GFNI_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
+#include <simde/x86/gfni.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -140,6 +142,19 @@ EMU void emu_mm512_mask_storeu_ps(float *p, __mmask16 k, __m512 v) {
 }
 
 #undef _mm512_fmadd_ps
+/// vshuff32x4: 128-bit lanes 0, 1 of the result from a, lanes 2, 3 from b, each picked by two
+/// bits of imm (lowest first).
+EMU __m512 emu_mm512_shuffle_f32x4(__m512 a, __m512 b, int imm) {
+    float fa[16], fb[16], r[16];
+    memcpy(fa, &a, 64);
+    memcpy(fb, &b, 64);
+    for (int l = 0; l < 4; l++) memcpy(r + 4 * l, (l < 2 ? fa : fb) + 4 * (imm >> (2 * l) & 3), 16);
+    __m512 out;
+    memcpy(&out, r, 64);
+    return out;
+}
+
+#define _mm512_shuffle_f32x4 emu_mm512_shuffle_f32x4
 #define _mm512_fmadd_ps emu_mm512_fmadd_ps
 #define _mm512_reduce_max_ps emu_mm512_reduce_max_ps
 #define _mm512_cvtps_epi32 emu_mm512_cvtps_epi32

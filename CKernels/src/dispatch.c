@@ -48,12 +48,18 @@ void ck_matmul(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, fl
 
 // MARK: - Several weights on one input
 
-/// Bytes the M = 1 kernel streams for one group of 16 rows (weights and scale planes).
-static int64_t group_bytes(const ck_weights *w) {
-    return (w->k / 32) * ck_weight_format_info(w->format).repacked_block_bytes;
+/// Rows the M = 1 kernel takes as one piece: a 16-row group, or a float format's 64-row band
+/// (its stream: ck_weights).
+static int64_t piece_rows(const ck_weights *w) {
+    return ck_repacked_groups(w->format, 1) * CK_R;
 }
 
-/// Weights that read one input, as one list of 16-row groups (matrix by matrix).
+/// Bytes the M = 1 kernel streams for one piece (weights and scale planes).
+static int64_t piece_bytes(const ck_weights *w) {
+    return (w->k / 32) * ck_weight_format_info(w->format).repacked_block_bytes * (piece_rows(w) / CK_R);
+}
+
+/// Weights that read one input, as one list of pieces (matrix by matrix).
 typedef struct {
     const ck_matmul_desc *d;
     const ck_weights *w;
@@ -61,23 +67,23 @@ typedef struct {
     float *const *y;
     int count;
     const ck_path_kernels *t;
-    int64_t total;   // sum of every matrix's groups x group_bytes
+    int64_t total;   // sum of every matrix's pieces x piece_bytes
 } multi_job;
 
-/// Thread t takes the groups whose byte range starts in [total*t/nt, total*(t+1)/nt): one
-/// contiguous run of the concatenated groups, so each thread streams about the same bytes
+/// Thread t takes the pieces whose byte range starts in [total*t/nt, total*(t+1)/nt): one
+/// contiguous run of the concatenated pieces, so each thread streams about the same bytes
 /// however the matrices differ in size and format.
 static void multi_part(void *ctx, int t, int nt) {
     const multi_job *j = ctx;
     const int64_t lo = j->total * t / nt, hi = j->total * (t + 1) / nt;
     int64_t base = 0;
     for (int i = 0; i < j->count && base < hi; i++) {
-        const int64_t gb = group_bytes(&j->w[i]), groups = (j->d[i].n + CK_R - 1) / CK_R;
-        // Groups g with base + g*gb in [lo, hi): g in [ceil((lo-base)/gb), ceil((hi-base)/gb)).
-        int64_t g0 = lo <= base ? 0 : (lo - base + gb - 1) / gb, g1 = (hi - base + gb - 1) / gb;
-        if (g1 > groups) g1 = groups;
-        if (g0 < g1) j->t->format[j->w[i].format].decode(&j->d[i], &j->w[i], j->a, j->y[i], g0 * CK_R, g1 * CK_R < j->d[i].n ? g1 * CK_R : j->d[i].n);
-        base += groups * gb;
+        const int64_t pb = piece_bytes(&j->w[i]), rows = piece_rows(&j->w[i]), pieces = (j->d[i].n + rows - 1) / rows;
+        // Pieces p with base + p*pb in [lo, hi): p in [ceil((lo-base)/pb), ceil((hi-base)/pb)).
+        int64_t p0 = lo <= base ? 0 : (lo - base + pb - 1) / pb, p1 = (hi - base + pb - 1) / pb;
+        if (p1 > pieces) p1 = pieces;
+        if (p0 < p1) j->t->format[j->w[i].format].decode(&j->d[i], &j->w[i], j->a, j->y[i], p0 * rows, p1 * rows < j->d[i].n ? p1 * rows : j->d[i].n);
+        base += pieces * pb;
     }
 }
 
@@ -96,7 +102,7 @@ void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     }
     if (d[0].m > 1) { t->format[w[0].format].prefill(d, w, a, y, count, threads, CK_MIN_PARALLEL_MACS); return; }
     multi_job j = {d, w, a, y, count, t, 0};
-    for (int i = 0; i < count; i++) j.total += ((d[i].n + CK_R - 1) / CK_R) * group_bytes(&w[i]);
+    for (int i = 0; i < count; i++) j.total += ((d[i].n + piece_rows(&w[i]) - 1) / piece_rows(&w[i])) * piece_bytes(&w[i]);
     // Below ~32 KiB the fork/join costs more than the second thread's bandwidth brings.
     if (j.total < CK_MIN_PARALLEL_BYTES) threads = 1;
     ck_parallel(multi_part, &j, threads < 1 ? 1 : threads);

@@ -36,6 +36,13 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_e4m3_biased(co
     return _mm512_castsi512_ps(_mm512_and_si512(_mm512_slli_epi32(c, 20), _mm512_set1_epi32((int)0x87FFFFFF)));
 }
 
+/// The E4M3 band decode with GFNI, when this CPU has it (matmul_float_kernel.h's BAND_E4M3_S120).
+static int gfni_decode_ready(void);
+static void band_e4m3_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
+                           int64_t n0, int64_t n1);
+#define BAND_E4M3_S120 band_e4m3_gfni
+#define BAND_E4M3_S120_READY() gfni_decode_ready()
+
 #define TARGET T512
 #define VEC __m512
 #define LANES 16
@@ -54,4 +61,97 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_e4m3_biased(co
 #define V_DECODE_BF16(h) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(h))), 16))
 #define KERNEL ck_matmul_float_avx512
 #include "matmul_float_kernel.h"
+
+// MARK: - E4M3 decode with GFNI
+//
+// The decode above spends three integer ops per 16 weights (vpmovsxbd, vpslld, vpandq) beside
+// the FMA. Here one 64-byte load is one k of the band's 64 rows, and two vgf2p8affineqb form
+// each code's two high bytes of its 2^-120 fp32 value (byte 3: the sign and the exponent's
+// bits 3..1; byte 2: exponent bit 0, the mantissa and four zero bits); the unpacks interleave
+// them under two zero bytes: eight ops per 64 weights instead of twelve. The unpacks work within
+// 128-bit lanes, so register j holds rows 16L + 4j + d in lane 4L + d (L, d = 0..3): the block
+// scales take that order (a 4 x 4 transpose of 128-bit lanes) and the sums give it back before
+// they are stored. Each lane still runs its row's chain in k order: bits as the reference.
+
+#ifdef CK_AVX512_EMULATED
+#define T512G
+#else
+#define T512G __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c,gfni")))
+#endif
+
+/// 1: the GFNI decode when this CPU has it; 0: the decode above (tests check both on one CPU).
+static _Atomic int gfni_wanted = 1;
+
+int ck_float_avx512_use_gfni(int on) {
+    if (on >= 0) gfni_wanted = on != 0;
+    return gfni_decode_ready();
+}
+
+static int gfni_decode_ready(void) {
+#ifdef CK_AVX512_EMULATED
+    return gfni_wanted;   // SIMDe's GFNI runs anywhere
+#else
+    return gfni_wanted && __builtin_cpu_supports("gfni");
+#endif
+}
+
+/// The 4 x 4 transpose of four registers' 128-bit lanes: out[j] lane L = in[L] lane j.
+T512G INLINE void transpose_lanes(const __m512 in[4], __m512 out[4]) {
+    const __m512 t0 = _mm512_shuffle_f32x4(in[0], in[1], 0x44), t1 = _mm512_shuffle_f32x4(in[2], in[3], 0x44);
+    const __m512 t2 = _mm512_shuffle_f32x4(in[0], in[1], 0xEE), t3 = _mm512_shuffle_f32x4(in[2], in[3], 0xEE);
+    out[0] = _mm512_shuffle_f32x4(t0, t1, 0x88);
+    out[1] = _mm512_shuffle_f32x4(t0, t1, 0xDD);
+    out[2] = _mm512_shuffle_f32x4(t2, t3, 0x88);
+    out[3] = _mm512_shuffle_f32x4(t2, t3, 0xDD);
+}
+
+/// One k of a band's E4M3 codes (64 bytes, row r at byte r) -> four registers of fp32 values
+/// times 2^-120, exactly (register j, lane 4L + d: row 16L + 4j + d).
+T512G INLINE void decode64_e4m3_biased(const uint8_t *codes, __m512 v[4]) {
+    // vgf2p8affineqb: output bit i is the parity of the code AND byte 7 - i of the matrix.
+    const __m512i to_byte3 = _mm512_set1_epi64((long long)(0x80ull | 0x40ull << 40 | 0x20ull << 48 | 0x10ull << 56));
+    const __m512i to_byte2 = _mm512_set1_epi64(0x01020408ll);
+    const __m512i c = _mm512_loadu_si512((const void *)codes), zero = _mm512_setzero_si512();
+    const __m512i b3 = _mm512_gf2p8affine_epi64_epi8(c, to_byte3, 0);   // s 0000 e3 e2 e1
+    const __m512i b2 = _mm512_gf2p8affine_epi64_epi8(c, to_byte2, 0);   // e0 m2 m1 m0 0000
+    const __m512i lo = _mm512_unpacklo_epi8(b2, b3), hi = _mm512_unpackhi_epi8(b2, b3);
+    v[0] = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, lo));
+    v[1] = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, lo));
+    v[2] = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, hi));
+    v[3] = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, hi));
+}
+
+/// fp8_decode_band for E4M3 with the activation scaled by 2^120, decoding with GFNI.
+T512G static void band_e4m3_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
+                                 int64_t n0, int64_t n1) {
+    const int64_t nb = d->k / 32, block_bytes = 32 * CK_FLOAT_BAND;
+    const uint8_t *codes = w->qs + ck_float_value_index(nb, band * CK_FLOAT_BAND, 0, 0);
+    const float *scales = (const float *)w->dw + ck_float_scale_index(nb, band * CK_FLOAT_BAND, 0);
+    __m512 acc[4];
+    UNROLL for (int j = 0; j < 4; j++) acc[j] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *q = codes + b * block_bytes;
+        UNROLL for (int64_t o = 0; o < block_bytes; o += 64) _mm_prefetch((const char *)q + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
+        _mm_prefetch((const char *)(scales + b * CK_FLOAT_BAND) + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+        // The block's activations times 2^120, broadcast from memory below (a load, no ALU op).
+        float xs[32] __attribute__((aligned(64)));
+        _mm512_store_ps(xs, _mm512_mul_ps(_mm512_loadu_ps(x + b * 32), _mm512_set1_ps(0x1p120f)));
+        _mm512_store_ps(xs + 16, _mm512_mul_ps(_mm512_loadu_ps(x + b * 32 + 16), _mm512_set1_ps(0x1p120f)));
+        __m512 p[4];
+        UNROLL for (int j = 0; j < 4; j++) p[j] = _mm512_setzero_ps();
+        for (int i = 0; i < 32; i++) {
+            const __m512 xv = _mm512_set1_ps(xs[i]);
+            __m512 v[4];
+            decode64_e4m3_biased(q + i * CK_FLOAT_BAND, v);
+            UNROLL for (int j = 0; j < 4; j++) p[j] = _mm512_fmadd_ps(v[j], xv, p[j]);
+        }
+        __m512 s[4], sj[4];
+        UNROLL for (int l = 0; l < 4; l++) s[l] = _mm512_loadu_ps(scales + b * CK_FLOAT_BAND + 16 * l);
+        transpose_lanes(s, sj);
+        UNROLL for (int j = 0; j < 4; j++) acc[j] = _mm512_fmadd_ps(sj[j], p[j], acc[j]);
+    }
+    __m512 out[4];
+    transpose_lanes(acc, out);
+    UNROLL for (int l = 0; l < 4; l++) fp8_store_rows(d, y, band * CK_FLOAT_BAND + 16 * l, out[l], n0, n1);
+}
 #endif

@@ -4,5 +4,6 @@
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 #define CK_AVX512_EMULATED 1
 #define ck_matmul_float_avx512 ck_matmul_float_avx512_emu
+#define ck_float_avx512_use_gfni ck_float_avx512_use_gfni_emu
 #include "matmul_float_avx512.c"
 #endif

@@ -11,14 +11,17 @@
 //   PASS_UNITS      units per prefill tile (registers: ROWS x PASS_UNITS chains, PASS_UNITS
 //                   weights and one broadcast)
 //   KERNEL          the entry point's name
+// and may define BAND_E4M3_S120(d, w, x, y, band, n0, n1) with BAND_E4M3_S120_READY(), a decode
+// of one band of E4M3 weights with the activation scaled by 2^120 that the kernel takes instead
+// of its own when ready (matmul_float_avx512.c's GFNI decode).
 //
-// Layout (ck_matmul.h): qs = [group][block][32][16] codes, dw = [group][block][16] fp32 scales.
-// A "unit" is LANES consecutive rows of a 16-row group: unit u is group u * LANES / 16, rows
-// (u * LANES) % 16 onward. Per output and block: p = fma(value_i, x_i, p) from 0 over
-// i = 0..31, then acc = fma(scale, p, acc) — the reference's sequence, so every output is
-// bit-identical to it.
+// Layout (ck_matmul.h): qs = [band][block][32][64] codes, dw = [band][block][64] fp32 scales.
+// A "unit" is LANES consecutive rows from u * LANES. Per output and block: p = fma(value_i,
+// x_i, p) from 0 over i = 0..31, then acc = fma(scale, p, acc) — the reference's sequence, so
+// every output is bit-identical to it.
 //
-// Decode (M = 1) keeps 4 units in flight, four independent chains per activation. E4M3 decode
+// Decode (M = 1) takes a band at a time, its units' chains side by side (four on AVX-512, eight
+// on AVX2), reading the band's blocks in address order. E4M3 decode
 // scales the activation by 2^120 or 2^8 where that stays finite (ck_fp8_activation_shift) and
 // the weights by the inverse, which their decode gets for free: the 2^-120 form is the code's
 // bits moved under fp32's exponent (three integer ops per register, about 1.6 times the rate of
@@ -46,14 +49,17 @@ enum { FP8_PASS_ROWS = 32 };
 /// unit scale, so acc = fma(1, p, acc) = acc + p, the reference's order for them).
 enum { FK_E5M2, FK_E4M3, FK_F16, FK_BF16 };
 
+/// Units per band.
+enum { BAND_UNITS = CK_FLOAT_BAND / LANES };
+
 /// Index (codes, or halves for F16) of unit u's values at block b, k i.
 static inline int64_t fp8_code_offset(int64_t u, int64_t nb, int64_t b, int i) {
-    return (((u * LANES / CK_R) * nb + b) * 32 + i) * CK_R + (u * LANES) % CK_R;
+    return ck_float_value_index(nb, u * LANES, b, i);
 }
 
 /// Offset (floats) of unit u's scales at block b.
 static inline int64_t fp8_scale_offset(int64_t u, int64_t nb, int64_t b) {
-    return ((u * LANES / CK_R) * nb + b) * CK_R + (u * LANES) % CK_R;
+    return ck_float_scale_index(nb, u * LANES, b);
 }
 
 /// LANES codes -> their fp32 values (exact: times 2^8 undoes E4M3's 2^-8).
@@ -89,34 +95,49 @@ TARGET INLINE void fp8_store(const ck_matmul_desc *d, float *out, VEC v, int val
     for (int r = 0; r < valid; r++) out[r] = d->accumulate ? out[r] + tmp[r] : tmp[r];
 }
 
-/// One activation row x U units from u0 (decode); the last unit has `last_valid` real rows.
-/// SX (E4M3): x scales exactly by 2^SX (ck_fp8_activation_shift), so the weights are decoded
-/// times 2^-SX and the broadcast activation takes the 2^SX, once for all U units.
-TARGET INLINE void fp8_decode_tile(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *out,
-                                   int64_t u0, int last_valid, const int KIND, const int U, const int SX) {
-    const int64_t nb = d->k / 32;
-    VEC acc[U];
-    UNROLL for (int u = 0; u < U; u++) acc[u] = V_ZERO();
+/// Writes the lanes of `v` (rows row0 ..) that fall in [n0, n1) to y, added to what is there
+/// when accumulating.
+TARGET INLINE void fp8_store_rows(const ck_matmul_desc *d, float *y, int64_t row0, VEC v, int64_t n0, int64_t n1) {
+    float tmp[LANES];
+    V_STOREU(tmp, v);
+    for (int r = 0; r < LANES; r++)
+        if (row0 + r >= n0 && row0 + r < n1) y[row0 + r] = d->accumulate ? y[row0 + r] + tmp[r] : tmp[r];
+}
+
+/// Band `band` for one activation row (decode), its rows in [n0, n1) stored. SX (E4M3): x
+/// scales exactly by 2^SX (ck_fp8_activation_shift), so the weights are decoded times 2^-SX and
+/// the broadcast activation takes the 2^SX, once for all BAND_UNITS units.
+TARGET INLINE void fp8_decode_band(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y,
+                                   int64_t band, int64_t n0, int64_t n1, const int KIND, const int SX) {
+    const int64_t nb = d->k / 32, u0 = band * BAND_UNITS;
     const int64_t esize = KIND >= FK_F16 ? 2 : 1;   // bytes per value in qs
+    const int64_t block_bytes = 32 * CK_FLOAT_BAND * esize;
+    const char *codes = (const char *)w->qs + fp8_code_offset(u0, nb, 0, 0) * esize;
+    const char *scales = KIND < FK_F16 ? (const char *)((const float *)w->dw + fp8_scale_offset(u0, nb, 0)) : NULL;
+    VEC acc[BAND_UNITS];
+    UNROLL for (int u = 0; u < BAND_UNITS; u++) acc[u] = V_ZERO();
     for (int64_t b = 0; b < nb; b++) {
-        // Each 16-row group is a stream of its own (the units walk U / (16 / LANES) groups side by
-        // side); the hardware prefetchers fall behind four of them, so each group's next blocks
-        // are asked for CK_DECODE_PF_BYTES ahead, its scales an eighth of that.
-        UNROLL for (int u = 0; u < U; u++) {
-            if (((u0 + u) * LANES) % CK_R) continue;
-            const char *q = (const char *)w->qs + fp8_code_offset(u0 + u, nb, b, 0) * esize + CK_DECODE_PF_BYTES * esize;
-            UNROLL for (int64_t o = 0; o < 32 * CK_R * esize; o += 64) V_PREFETCH(q + o);
-            if (KIND < FK_F16) V_PREFETCH((const char *)((const float *)w->dw + fp8_scale_offset(u0 + u, nb, b)) + CK_DECODE_PF_BYTES / 8);
+        // The band is one stream (the next band follows it): its blocks are asked for
+        // CK_DECODE_PF_BYTES ahead, its scales (an eighth of the codes' bytes) an eighth of that.
+        UNROLL for (int64_t o = 0; o < block_bytes; o += 64) V_PREFETCH(codes + b * block_bytes + CK_DECODE_PF_BYTES * esize + o);
+        if (KIND < FK_F16) V_PREFETCH(scales + b * CK_FLOAT_BAND * (int64_t)sizeof(float) + CK_DECODE_PF_BYTES / 8);
+        // The block's activations times 2^SX, broadcast from memory below (a load, no ALU op).
+        float xs[32] __attribute__((aligned(64)));
+        const float *xb = x + b * 32;
+        if (SX) {
+            const VEC scale = V_SET1(SX == 120 ? 0x1p120f : 0x1p8f);
+            UNROLL for (int i = 0; i < 32; i += LANES) V_STOREU(xs + i, V_MUL(V_LOADU(x + b * 32 + i), scale));
+            xb = xs;
         }
-        VEC p[U];
-        UNROLL for (int u = 0; u < U; u++) p[u] = V_ZERO();
+        VEC p[BAND_UNITS];
+        UNROLL for (int u = 0; u < BAND_UNITS; u++) p[u] = V_ZERO();
         for (int i = 0; i < 32; i++) {
-            const VEC xv = V_SET1(SX == 120 ? x[b * 32 + i] * 0x1p120f : SX == 8 ? x[b * 32 + i] * 0x1p8f : x[b * 32 + i]);
-            UNROLL for (int u = 0; u < U; u++) p[u] = V_FMA(code_value(w->qs, fp8_code_offset(u0 + u, nb, b, i), KIND, SX), xv, p[u]);
+            const VEC xv = V_SET1(xb[i]);
+            UNROLL for (int u = 0; u < BAND_UNITS; u++) p[u] = V_FMA(code_value(w->qs, fp8_code_offset(u0 + u, nb, b, i), KIND, SX), xv, p[u]);
         }
-        UNROLL for (int u = 0; u < U; u++) acc[u] = V_FMA(block_scale(w, u0 + u, nb, b, KIND), p[u], acc[u]);
+        UNROLL for (int u = 0; u < BAND_UNITS; u++) acc[u] = V_FMA(block_scale(w, u0 + u, nb, b, KIND), p[u], acc[u]);
     }
-    UNROLL for (int u = 0; u < U; u++) fp8_store(d, out + (u0 + u) * LANES, acc[u], u == U - 1 ? last_valid : LANES);
+    UNROLL for (int u = 0; u < BAND_UNITS; u++) fp8_store_rows(d, y, (u0 + u) * LANES, acc[u], n0, n1);
 }
 
 /// MT activation rows (x: the first row's block, rows k apart) x UT units over one 32-block whose
@@ -141,15 +162,11 @@ TARGET INLINE void fp8_prefill_block(const float *x, int64_t k, const float *wv,
     }
 }
 
-#define FP8_DECODE(NAME, E, U, SX)                                                                              \
-    TARGET static void NAME(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *o, int64_t u0, \
-                            int lv) { fp8_decode_tile(d, w, x, o, u0, lv, E, U, SX); }
-FP8_DECODE(dec_e4m3_x4, FK_E4M3, 4, 0) FP8_DECODE(dec_e4m3_x1, FK_E4M3, 1, 0)
-FP8_DECODE(dec_e4m3_s8_x4, FK_E4M3, 4, 8) FP8_DECODE(dec_e4m3_s8_x1, FK_E4M3, 1, 8)
-FP8_DECODE(dec_e4m3_s120_x4, FK_E4M3, 4, 120) FP8_DECODE(dec_e4m3_s120_x1, FK_E4M3, 1, 120)
-FP8_DECODE(dec_e5m2_x4, FK_E5M2, 4, 0) FP8_DECODE(dec_e5m2_x1, FK_E5M2, 1, 0)
-FP8_DECODE(dec_f16_x4, FK_F16, 4, 0) FP8_DECODE(dec_f16_x1, FK_F16, 1, 0)
-FP8_DECODE(dec_bf16_x4, FK_BF16, 4, 0) FP8_DECODE(dec_bf16_x1, FK_BF16, 1, 0)
+#define FP8_DECODE(NAME, E, SX)                                                                                 \
+    TARGET static void NAME(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band, \
+                            int64_t n0, int64_t n1) { fp8_decode_band(d, w, x, y, band, n0, n1, E, SX); }
+FP8_DECODE(dec_e4m3, FK_E4M3, 0) FP8_DECODE(dec_e4m3_s8, FK_E4M3, 8) FP8_DECODE(dec_e4m3_s120, FK_E4M3, 120)
+FP8_DECODE(dec_e5m2, FK_E5M2, 0) FP8_DECODE(dec_f16, FK_F16, 0) FP8_DECODE(dec_bf16, FK_BF16, 0)
 
 #define FP8_PREFILL(NAME, MT, UT)                                                                               \
     TARGET static void NAME(const float *x, int64_t k, const float *wv, const VEC *s, float *acc) {           \
@@ -160,7 +177,7 @@ FP8_PREFILL(pre_quarter, ROWS / 4, PASS_UNITS) FP8_PREFILL(pre_1, 1, PASS_UNITS)
 FP8_PREFILL(pre1_full, ROWS, 1) FP8_PREFILL(pre1_half, ROWS / 2, 1)
 FP8_PREFILL(pre1_quarter, ROWS / 4, 1) FP8_PREFILL(pre1_1, 1, 1)
 
-typedef void (*fp8_decode_fn)(const ck_matmul_desc *, const ck_weights *, const float *, float *, int64_t, int);
+typedef void (*fp8_decode_fn)(const ck_matmul_desc *, const ck_weights *, const float *, float *, int64_t, int64_t, int64_t);
 typedef void (*fp8_prefill_fn)(const float *, int64_t, const float *, const VEC *, float *);
 
 /// Output rows [n0, n1) for every activation row (n0 a multiple of 16); MXFP8, F16 and BF16 weights.
@@ -172,13 +189,11 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     const int last_valid = (int)(n1 - (u1 - 1) * LANES);
     if (d->m == 1) {
         const int sx = e4m3 ? ck_fp8_activation_shift(a->x, d->k) : 0;
-        const fp8_decode_fn x4 = f16 ? dec_f16_x4 : bf16 ? dec_bf16_x4 : !e4m3 ? dec_e5m2_x4
-                               : sx == 120 ? dec_e4m3_s120_x4 : sx == 8 ? dec_e4m3_s8_x4 : dec_e4m3_x4;
-        const fp8_decode_fn x1 = f16 ? dec_f16_x1 : bf16 ? dec_bf16_x1 : !e4m3 ? dec_e5m2_x1
-                               : sx == 120 ? dec_e4m3_s120_x1 : sx == 8 ? dec_e4m3_s8_x1 : dec_e4m3_x1;
-        int64_t u = u0;
-        for (; u + 4 <= u1; u += 4) x4(d, w, a->x, y, u, u + 4 == u1 ? last_valid : LANES);
-        for (; u < u1; u++) x1(d, w, a->x, y, u, u + 1 == u1 ? last_valid : LANES);
+        fp8_decode_fn band = f16 ? dec_f16 : bf16 ? dec_bf16 : !e4m3 ? dec_e5m2 : sx == 120 ? dec_e4m3_s120 : sx == 8 ? dec_e4m3_s8 : dec_e4m3;
+#ifdef BAND_E4M3_S120
+        if (band == dec_e4m3_s120 && BAND_E4M3_S120_READY()) band = BAND_E4M3_S120;
+#endif
+        for (int64_t b = n0 / CK_FLOAT_BAND; b * CK_FLOAT_BAND < n1; b++) band(d, w, a->x, y, b, n0, n1);
         return;
     }
     static const fp8_prefill_fn tiles[2][4] = {{pre1_full, pre1_half, pre1_quarter, pre1_1},

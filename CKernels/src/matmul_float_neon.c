@@ -6,7 +6,7 @@
 // as 480 and the repacked block scale is NaN (repack.c), so the output is NaN as in the reference.
 // Per output and block, in k order: p = fma(w[i], x[i], p); then acc = fma(scale, p, acc): the
 // reference's operations (matmul_ref.c), so its bits. The repacked codes are k-major (one 16-byte
-// load = one k of 16 rows); a block is converted once per tile of activation rows. F16 and BF16
+// load = one k of 16 rows; a band's four groups side by side); a block is converted once per tile of activation rows. F16 and BF16
 // weights take the same kernel: their repacked values (k-major, two bytes each) convert exactly
 // (FCVTL; BF16 by a 16-bit left shift) and their block scale is 1 (acc = fma(1, p, acc) = acc + p,
 // as the reference).
@@ -57,33 +57,40 @@ void ck_matmul_float_neon(const ck_matmul_desc *d, const ck_weights *w, const ck
     static const float unit[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     const int64_t nb = d->k / 32;
     if (n1 > d->n) n1 = d->n;
-    float acc[NEON_ROW_TILE][16], wf[32][16];
-    for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
+    // A band's four groups side by side, block by block: the band is one stream (ck_weights).
+    enum { GROUPS = CK_FLOAT_BAND / CK_R };
+    float acc[GROUPS][NEON_ROW_TILE][16], wf[32][16];
+    for (int64_t band = n0 / CK_FLOAT_BAND; band * CK_FLOAT_BAND < n1; band++) {
+        const int64_t g_lo = band * GROUPS > n0 / CK_R ? band * GROUPS : n0 / CK_R;
+        const int64_t g_hi = (band + 1) * GROUPS < (n1 + CK_R - 1) / CK_R ? (band + 1) * GROUPS : (n1 + CK_R - 1) / CK_R;
         for (int64_t m0 = 0; m0 < d->m; m0 += NEON_ROW_TILE) {
             const int64_t mt = d->m - m0 < NEON_ROW_TILE ? d->m - m0 : NEON_ROW_TILE;
             memset(acc, 0, sizeof acc);
-            for (int64_t b = 0; b < nb; b++) {
-                const float *scale = f16 ? unit : (const float *)w->dw + (g * nb + b) * CK_R;
-                if (f16) {
-                    const uint16_t *halves = (const uint16_t *)w->qs + (g * nb + b) * 32 * CK_R;
-                    for (int i = 0; i < 32; i++) half16_to_fp32(halves + CK_R * i, bf16, wf[i]);
-                } else {
-                    const uint8_t *codes = w->qs + (g * nb + b) * 32 * CK_R;
-                    for (int i = 0; i < 32; i++) fp8_to_fp32(vld1q_u8(codes + CK_R * i), e4m3, wf[i]);
-                }
-                for (int64_t t = 0; t < mt; t++) {
-                    const float *x = a->x + (m0 + t) * d->k + 32 * b;
-                    float32x4_t p[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0)};
-                    for (int i = 0; i < 32; i++) {
-                        const float32x4_t xi = vdupq_n_f32(x[i]);
-                        for (int r = 0; r < 4; r++) p[r] = vfmaq_f32(p[r], vld1q_f32(wf[i] + 4 * r), xi);
+            for (int64_t b = 0; b < nb; b++)
+                for (int64_t g = g_lo; g < g_hi; g++) {
+                    float (*ga)[16] = acc[g - band * GROUPS];
+                    const float *scale = f16 ? unit : (const float *)w->dw + ck_float_scale_index(nb, g * CK_R, b);
+                    if (f16) {
+                        const uint16_t *halves = (const uint16_t *)w->qs;
+                        for (int i = 0; i < 32; i++) half16_to_fp32(halves + ck_float_value_index(nb, g * CK_R, b, i), bf16, wf[i]);
+                    } else {
+                        for (int i = 0; i < 32; i++) fp8_to_fp32(vld1q_u8(w->qs + ck_float_value_index(nb, g * CK_R, b, i)), e4m3, wf[i]);
                     }
-                    for (int r = 0; r < 4; r++)
-                        vst1q_f32(acc[t] + 4 * r, vfmaq_f32(vld1q_f32(acc[t] + 4 * r), vld1q_f32(scale + 4 * r), p[r]));
+                    for (int64_t t = 0; t < mt; t++) {
+                        const float *x = a->x + (m0 + t) * d->k + 32 * b;
+                        float32x4_t p[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0)};
+                        for (int i = 0; i < 32; i++) {
+                            const float32x4_t xi = vdupq_n_f32(x[i]);
+                            for (int r = 0; r < 4; r++) p[r] = vfmaq_f32(p[r], vld1q_f32(wf[i] + 4 * r), xi);
+                        }
+                        for (int r = 0; r < 4; r++)
+                            vst1q_f32(ga[t] + 4 * r, vfmaq_f32(vld1q_f32(ga[t] + 4 * r), vld1q_f32(scale + 4 * r), p[r]));
+                    }
                 }
-            }
-            for (int64_t t = 0; t < mt; t++) neon_store(d, y, m0 + t, g, n1, acc[t]);
+            for (int64_t g = g_lo; g < g_hi; g++)
+                for (int64_t t = 0; t < mt; t++) neon_store(d, y, m0 + t, g, n1, acc[g - band * GROUPS][t]);
         }
+    }
 }
 
 #endif

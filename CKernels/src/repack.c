@@ -232,10 +232,20 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
     *mw = dw[0] * (float)(-off);
 }
 
+/// Whether format f keeps the float formats' band layout (MXFP8, F16, BF16; ck_weights).
+static int banded(ck_weight_format f) {
+    return f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2 || f == CK_WF_F16 || f == CK_WF_BF16;
+}
+
+int64_t ck_repacked_groups(ck_weight_format f, int64_t n) {
+    const int64_t rows = banded(f) ? CK_FLOAT_BAND : CK_R;
+    return (n + rows - 1) / rows * (rows / CK_R);
+}
+
 void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes, size_t *dw_bytes,
                      size_t *mw_bytes, size_t *dec_bytes) {
     const ck_format_info info = ck_weight_format_info(f);
-    const size_t groups = (size_t)((n + CK_R - 1) / CK_R), nb = (size_t)(k / 32);
+    const size_t groups = (size_t)ck_repacked_groups(f, n), nb = (size_t)(k / 32);
     *dw_bytes = *mw_bytes = *dec_bytes = 0;
     *qs_bytes = groups * nb * (size_t)info.qs_block_bytes;   // none for F32 and the compact formats (qs_dec)
     if (compact5(f)) *dec_bytes = groups * nb * CK_Q5_0_COMPACT_BYTES;
@@ -377,32 +387,30 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
     const ck_format_info info = ck_weight_format_info(w->format);
     const int64_t nb = w->k / 32;
     if (!info.int8_path) {
-        if (w->qs && (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2)) {
+        if (!w->qs) return;   // F32: sgemm reads raw
+        // The slice that reaches the last row also zeroes the band's padding rows.
+        const int64_t end = n1 >= w->n ? ck_repacked_groups(w->format, w->n) * CK_R : (n1 + CK_R - 1) / CK_R * CK_R;
+        if (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2) {
             const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
             float *xs = (float *)w->dw;
-            for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
-                for (int64_t b = 0; b < nb; b++)
-                    for (int r = 0; r < CK_R; r++) {
-                        const int64_t row = g * CK_R + r;
-                        const ck_block_mxfp8 *blk = row < w->n ? (const ck_block_mxfp8 *)((const uint8_t *)w->raw + row * w->raw_row_bytes) + b : NULL;
-                        float scale = blk ? ck_e8m0_to_fp32(blk->e) : 0.0f;
-                        for (int i = 0; i < 32; i++) {
-                            const uint8_t code = blk ? blk->qs[i] : 0;
-                            if (e4m3 && (code & 0x7F) == 0x7F) scale = NAN;   // the kernels read this code as 480
-                            w->qs[((g * nb + b) * 32 + i) * CK_R + r] = code;
-                        }
-                        xs[(g * nb + b) * CK_R + r] = scale;
+            for (int64_t row = n0; row < end; row++)
+                for (int64_t b = 0; b < nb; b++) {
+                    const ck_block_mxfp8 *blk = row < w->n ? (const ck_block_mxfp8 *)((const uint8_t *)w->raw + row * w->raw_row_bytes) + b : NULL;
+                    float scale = blk ? ck_e8m0_to_fp32(blk->e) : 0.0f;
+                    for (int i = 0; i < 32; i++) {
+                        const uint8_t code = blk ? blk->qs[i] : 0;
+                        if (e4m3 && (code & 0x7F) == 0x7F) scale = NAN;   // the kernels read this code as 480
+                        w->qs[ck_float_value_index(nb, row, b, i)] = code;
                     }
-        }
-        if (w->qs && (w->format == CK_WF_F16 || w->format == CK_WF_BF16)) {
-            uint16_t *h = (uint16_t *)w->qs;
-            for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
-                for (int r = 0; r < CK_R; r++) {
-                    const int64_t row = g * CK_R + r;
-                    const uint16_t *src = row < w->n ? (const uint16_t *)((const uint8_t *)w->raw + row * w->raw_row_bytes) : NULL;
-                    for (int64_t b = 0; b < nb; b++)
-                        for (int i = 0; i < 32; i++) h[((g * nb + b) * 32 + i) * CK_R + r] = src ? src[b * 32 + i] : 0;
+                    xs[ck_float_scale_index(nb, row, b)] = scale;
                 }
+        } else {   // F16, BF16
+            uint16_t *h = (uint16_t *)w->qs;
+            for (int64_t row = n0; row < end; row++) {
+                const uint16_t *src = row < w->n ? (const uint16_t *)((const uint8_t *)w->raw + row * w->raw_row_bytes) : NULL;
+                for (int64_t b = 0; b < nb; b++)
+                    for (int i = 0; i < 32; i++) h[ck_float_value_index(nb, row, b, i)] = src ? src[b * 32 + i] : 0;
+            }
         }
         return;
     }

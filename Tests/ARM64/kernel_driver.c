@@ -281,10 +281,12 @@ static void matmul_cases(void) {
     for (int f = 0; f < CK_WF_COUNT; f++) {
         const ck_format_info info = ck_weight_format_info((ck_weight_format)f);
         const int kq = info.block == 256;
-        // ragged N (not a multiple of 16) and K (not a multiple of 64, or of 512 for K-quants)
-        const int64_t shapes[][2] = {{17, kq ? 256 : 96}, {40, kq ? 768 : 160}, {1, kq ? 256 : 32}};
+        // ragged N (not a multiple of 16) and K (not a multiple of 64, or of 512 for K-quants); the
+        // float formats also over two 64-row bands, the second partial
+        const int64_t shapes[][2] = {{17, kq ? 256 : 96}, {40, kq ? 768 : 160}, {1, kq ? 256 : 32}, {100, 96}};
+        const int float_format = f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2 || f == CK_WF_F16 || f == CK_WF_BF16;
         for (int mi = 0; mi < 6; mi++)
-            for (int s = 0; s < 3; s++) {
+            for (int s = 0; s < (float_format ? 4 : 3); s++) {
                 if (ms[mi] == 512 && s != 0) continue;   // the long prefill once, on the first shape
                 for (int edges = 0; edges < 2; edges++)
                     matmul_case((ck_weight_format)f, ms[mi], shapes[s][0], shapes[s][1], edges, (mi + s) % 2);

@@ -92,13 +92,17 @@ import Foundation
     }
 
     /// repacked_block_bytes is what ck_repack_sizes allocates per 16-row group and 32-block
-    /// (values plus scale planes), for every integer format, MXFP8 and F16.
+    /// (values plus scale planes), for every integer format, MXFP8 and F16; the float formats
+    /// store whole 64-row bands (four groups), the others whole groups.
     @Test(arguments: allFormats)
     func repackedBlockBytesMatchAllocation(_ format: WeightFormat) {
         let n = 37, k = format.blockSize == 256 ? 512 : 96
         var qs = 0, dw = 0, mw = 0, dec = 0
         ck_repack_sizes(format.ck, Int64(n), Int64(k), &qs, &dw, &mw, &dec)
-        let info = format.info, units = ((n + 15) / 16) * (k / 32)
+        let banded: Set<WeightFormat> = [.mxfp8_e4m3, .mxfp8_e5m2, .f16, .bf16]
+        let groups = banded.contains(format) ? 4 : 3   // 37 rows: one band, or three groups
+        #expect(ck_repacked_groups(format.ck, Int64(n)) == groups, "\(format)")
+        let info = format.info, units = groups * (k / 32)
         #expect(qs == units * Int(info.qs_block_bytes), "\(format)")
         // Q5_0, Q5_1 and Q5_K have no byte layout, only their compact copy (qs_dec).
         #expect(dec == ([.q5_0, .q5_1, .q5_K].contains(format) ? units * Int(CK_Q5_0_COMPACT_BYTES) : 0), "\(format)")

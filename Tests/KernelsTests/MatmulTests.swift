@@ -127,6 +127,30 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
+    /// The float formats' decode walks 64-row bands: four bands, the last partial, bit-identical
+    /// to the reference on one, two and three threads; on the AVX-512 paths both with the GFNI
+    /// E4M3 decode and with the one it replaces.
+    @Test(arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2, .f16, .bf16])
+    func floatDecodeAcrossBands(_ format: WeightFormat) throws {
+        let n = 200, k = 256   // every matrix over CK_MIN_PARALLEL_BYTES, so the threads split it
+        let w = try randomWeights(format, n: n, k: k, seed: 400)
+        let x = gaussians(k, seed: 9)
+        let ref = runMatmul(w, x, m: 1, path: .ref)
+        for gfni: Int32 in [1, 0] {
+            ck_float_avx512_use_gfni(gfni)
+            ck_float_avx512_use_gfni_emu(gfni)
+            defer { ck_float_avx512_use_gfni(1); ck_float_avx512_use_gfni_emu(1) }
+            #expect(ck_float_avx512_use_gfni_emu(-1) == gfni)
+            for path in simdPaths {
+                for threads in [1, 2, 3] {
+                    let y = runMatmul(w, x, m: 1, path: path, threads: threads)
+                    let differ = (0..<n).filter { y[$0].bitPattern != ref[$0].bitPattern }
+                    #expect(differ.count == 0, "\(format) \(path) gfni=\(gfni) t=\(threads): first row \(differ.first ?? -1)")
+                }
+            }
+        }
+    }
+
     /// MXFP8 blocks holding every finite code (subnormals included) under scales from 2^-20 to
     /// 2^20, bit-identical on every path at decode and prefill sizes; also with an activation
     /// at each bound of the E4M3 decode's forms (the largest that scales by 2^120, 256 that
