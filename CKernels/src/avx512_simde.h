@@ -31,6 +31,7 @@ typedef simde__m512i __m512i;
 typedef simde__m512d __m512d;
 typedef simde__m256i __m256i;
 typedef simde__mmask16 __mmask16;
+typedef simde__mmask64 __mmask64;
 #ifndef _CMP_GT_OQ
 #define _CMP_GT_OQ SIMDE_CMP_GT_OQ
 #endif

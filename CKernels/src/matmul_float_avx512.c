@@ -36,12 +36,15 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_e4m3_biased(co
     return _mm512_castsi512_ps(_mm512_and_si512(_mm512_slli_epi32(c, 20), _mm512_set1_epi32((int)0x87FFFFFF)));
 }
 
-/// The E4M3 band decode with GFNI, when this CPU has it (matmul_float_kernel.h's BAND_E4M3_S120).
+/// The band decodes with GFNI, when this CPU has it (matmul_float_kernel.h's BAND_GFNI_READY).
 static int gfni_decode_ready(void);
 static void band_e4m3_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
                            int64_t n0, int64_t n1);
-#define BAND_E4M3_S120 band_e4m3_gfni
-#define BAND_E4M3_S120_READY() gfni_decode_ready()
+static void band_e5m2_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
+                           int64_t n0, int64_t n1);
+#define BAND_GFNI_READY() gfni_decode_ready()
+#define BAND_E4M3_GFNI band_e4m3_gfni
+#define BAND_E5M2_GFNI band_e5m2_gfni
 
 #define TARGET T512
 #define VEC __m512
@@ -62,16 +65,20 @@ static void band_e4m3_gfni(const ck_matmul_desc *d, const ck_weights *w, const f
 #define KERNEL ck_matmul_float_avx512
 #include "matmul_float_kernel.h"
 
-// MARK: - E4M3 decode with GFNI
+// MARK: - MXFP8 decode with GFNI
 //
-// The decode above spends three integer ops per 16 weights (vpmovsxbd, vpslld, vpandq) beside
-// the FMA. Here one 64-byte load is one k of the band's 64 rows, and two vgf2p8affineqb form
-// each code's two high bytes of its 2^-120 fp32 value (byte 3: the sign and the exponent's
-// bits 3..1; byte 2: exponent bit 0, the mantissa and four zero bits); the unpacks interleave
-// them under two zero bytes: eight ops per 64 weights instead of twelve. The unpacks work within
-// 128-bit lanes, so register j holds rows 16L + 4j + d in lane 4L + d (L, d = 0..3): the block
-// scales take that order (a 4 x 4 transpose of 128-bit lanes) and the sums give it back before
-// they are stored. Each lane still runs its row's chain in k order: bits as the reference.
+// The decode above spends three integer ops per 16 E4M3 weights (vpmovsxbd, vpslld, vpandq)
+// beside the FMA, and E5M2's binary16 route a slow vcvtph2ps. Here one 64-byte load is one k of
+// the band's 64 rows, and two vgf2p8affineqb form each code's two high bytes of its value as
+// an fp32 times a power of two (E4M3: 2^-120, byte 3 the sign and exponent bits 3..1, byte 2
+// exponent bit 0, the mantissa and four zero bits; E5M2: 2^-112, byte 3 the sign and exponent
+// bits 4..1, byte 2 exponent bit 0, the mantissa and five zero bits), the activation carrying
+// the inverse; the unpacks interleave them under two zero bytes: eight ops per 64 weights. The
+// unpacks work within 128-bit lanes, so register j holds rows 16L + 4j + d in lane 4L + d (L, d =
+// 0..3): the block scales take that order (a 4 x 4 transpose of 128-bit lanes) and the sums give
+// it back before they are stored. Each lane still runs its row's chain in k order: bits as the
+// reference. E5M2's infinity and NaN codes (exponent 31) would read as finite numbers: a block
+// holding one is found as it is read (two ops per 64 codes) and summed again through vcvtph2ps.
 
 #ifdef CK_AVX512_EMULATED
 #define T512G
@@ -105,15 +112,22 @@ T512G INLINE void transpose_lanes(const __m512 in[4], __m512 out[4]) {
     out[3] = _mm512_shuffle_f32x4(t2, t3, 0xDD);
 }
 
-/// One k of a band's E4M3 codes (64 bytes, row r at byte r) -> four registers of fp32 values
-/// times 2^-120, exactly (register j, lane 4L + d: row 16L + 4j + d).
-T512G INLINE void decode64_e4m3_biased(const uint8_t *codes, __m512 v[4]) {
-    // vgf2p8affineqb: output bit i is the parity of the code AND byte 7 - i of the matrix.
-    const __m512i to_byte3 = _mm512_set1_epi64((long long)(0x80ull | 0x40ull << 40 | 0x20ull << 48 | 0x10ull << 56));
-    const __m512i to_byte2 = _mm512_set1_epi64(0x01020408ll);
-    const __m512i c = _mm512_loadu_si512((const void *)codes), zero = _mm512_setzero_si512();
-    const __m512i b3 = _mm512_gf2p8affine_epi64_epi8(c, to_byte3, 0);   // s 0000 e3 e2 e1
-    const __m512i b2 = _mm512_gf2p8affine_epi64_epi8(c, to_byte2, 0);   // e0 m2 m1 m0 0000
+/// vgf2p8affineqb matrices (output bit i is the parity of the code AND byte 7 - i): a code's
+/// byte 3 and byte 2 of its fp32 value times 2^-120 (E4M3: s 0000 e3 e2 e1, e0 m2 m1 m0 0000) or
+/// 2^-112 (E5M2: s 000 e4 e3 e2 e1, e0 m1 m0 00000).
+#define E4M3_TO_BYTE3 (0x80ull | 0x40ull << 40 | 0x20ull << 48 | 0x10ull << 56)
+#define E4M3_TO_BYTE2 0x01020408ull
+#define E5M2_TO_BYTE3 (0x80ull | 0x40ull << 32 | 0x20ull << 40 | 0x10ull << 48 | 0x08ull << 56)
+#define E5M2_TO_BYTE2 0x010204ull
+
+/// One k of a band's codes c (64 bytes, row r at byte r) -> four registers of fp32 values times
+/// 2^-120 (E4M3) or 2^-112 (E5M2), exactly (register j, lane 4L + d: row 16L + 4j + d).
+T512G INLINE void decode64_biased(__m512i c, __m512 v[4], const int E5M2) {
+    const __m512i to_byte3 = _mm512_set1_epi64((long long)(E5M2 ? E5M2_TO_BYTE3 : E4M3_TO_BYTE3));
+    const __m512i to_byte2 = _mm512_set1_epi64((long long)(E5M2 ? E5M2_TO_BYTE2 : E4M3_TO_BYTE2));
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i b3 = _mm512_gf2p8affine_epi64_epi8(c, to_byte3, 0);
+    const __m512i b2 = _mm512_gf2p8affine_epi64_epi8(c, to_byte2, 0);
     const __m512i lo = _mm512_unpacklo_epi8(b2, b3), hi = _mm512_unpackhi_epi8(b2, b3);
     v[0] = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, lo));
     v[1] = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, lo));
@@ -121,29 +135,47 @@ T512G INLINE void decode64_e4m3_biased(const uint8_t *codes, __m512 v[4]) {
     v[3] = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, hi));
 }
 
-/// fp8_decode_band for E4M3 with the activation scaled by 2^120, decoding with GFNI.
-T512G static void band_e4m3_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
-                                 int64_t n0, int64_t n1) {
+/// fp8_decode_band for MXFP8 with the activation scaled by 2^120 (E4M3) or 2^112 (E5M2),
+/// decoding with GFNI.
+T512G INLINE void band_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
+                            int64_t n0, int64_t n1, const int E5M2) {
     const int64_t nb = d->k / 32, block_bytes = 32 * CK_FLOAT_BAND;
     const uint8_t *codes = w->qs + ck_float_value_index(nb, band * CK_FLOAT_BAND, 0, 0);
     const float *scales = (const float *)w->dw + ck_float_scale_index(nb, band * CK_FLOAT_BAND, 0);
+    const __m512 shift = _mm512_set1_ps(E5M2 ? 0x1p112f : 0x1p120f);
+    const __m512i exponent = _mm512_set1_epi8(0x7C);   // E5M2's exponent bits, all set in its infinity and NaN codes
     __m512 acc[4];
     UNROLL for (int j = 0; j < 4; j++) acc[j] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *q = codes + b * block_bytes;
         UNROLL for (int64_t o = 0; o < block_bytes; o += 64) _mm_prefetch((const char *)q + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
         _mm_prefetch((const char *)(scales + b * CK_FLOAT_BAND) + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
-        // The block's activations times 2^120, broadcast from memory below (a load, no ALU op).
+        // The block's activations times the inverse power, broadcast from memory below (a load,
+        // no ALU op).
         float xs[32] __attribute__((aligned(64)));
-        _mm512_store_ps(xs, _mm512_mul_ps(_mm512_loadu_ps(x + b * 32), _mm512_set1_ps(0x1p120f)));
-        _mm512_store_ps(xs + 16, _mm512_mul_ps(_mm512_loadu_ps(x + b * 32 + 16), _mm512_set1_ps(0x1p120f)));
+        _mm512_store_ps(xs, _mm512_mul_ps(_mm512_loadu_ps(x + b * 32), shift));
+        _mm512_store_ps(xs + 16, _mm512_mul_ps(_mm512_loadu_ps(x + b * 32 + 16), shift));
         __m512 p[4];
         UNROLL for (int j = 0; j < 4; j++) p[j] = _mm512_setzero_ps();
+        __mmask64 special = 0;
         for (int i = 0; i < 32; i++) {
             const __m512 xv = _mm512_set1_ps(xs[i]);
+            const __m512i c = _mm512_loadu_si512((const void *)(q + i * CK_FLOAT_BAND));
+            if (E5M2) special |= _mm512_cmpeq_epi8_mask(_mm512_and_si512(c, exponent), exponent);
             __m512 v[4];
-            decode64_e4m3_biased(q + i * CK_FLOAT_BAND, v);
+            decode64_biased(c, v, E5M2);
             UNROLL for (int j = 0; j < 4; j++) p[j] = _mm512_fmadd_ps(v[j], xv, p[j]);
+        }
+        if (E5M2 && special) {
+            // The block again from its binary16 values and the activations themselves (the
+            // same exact products, so the same sums where the codes are finite).
+            __m512 pn[4];
+            UNROLL for (int l = 0; l < 4; l++) pn[l] = _mm512_setzero_ps();
+            for (int i = 0; i < 32; i++) {
+                const __m512 xv = _mm512_set1_ps(x[b * 32 + i]);
+                UNROLL for (int l = 0; l < 4; l++) pn[l] = _mm512_fmadd_ps(decode16_scaled(q + i * CK_FLOAT_BAND + 16 * l, 0), xv, pn[l]);
+            }
+            transpose_lanes(pn, p);
         }
         __m512 s[4], sj[4];
         UNROLL for (int l = 0; l < 4; l++) s[l] = _mm512_loadu_ps(scales + b * CK_FLOAT_BAND + 16 * l);
@@ -154,4 +186,9 @@ T512G static void band_e4m3_gfni(const ck_matmul_desc *d, const ck_weights *w, c
     transpose_lanes(acc, out);
     UNROLL for (int l = 0; l < 4; l++) fp8_store_rows(d, y, band * CK_FLOAT_BAND + 16 * l, out[l], n0, n1);
 }
+
+T512G static void band_e4m3_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
+                                 int64_t n0, int64_t n1) { band_gfni(d, w, x, y, band, n0, n1, 0); }
+T512G static void band_e5m2_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
+                                 int64_t n0, int64_t n1) { band_gfni(d, w, x, y, band, n0, n1, 1); }
 #endif

@@ -11,9 +11,9 @@
 //   PASS_UNITS      units per prefill tile (registers: ROWS x PASS_UNITS chains, PASS_UNITS
 //                   weights and one broadcast)
 //   KERNEL          the entry point's name
-// and may define BAND_E4M3_S120(d, w, x, y, band, n0, n1) with BAND_E4M3_S120_READY(), a decode
-// of one band of E4M3 weights with the activation scaled by 2^120 that the kernel takes instead
-// of its own when ready (matmul_float_avx512.c's GFNI decode).
+// and may define BAND_GFNI_READY() with BAND_E4M3_GFNI(d, w, x, y, band, n0, n1) and
+// BAND_E5M2_GFNI(...), decodes of one band with the activation scaled by 2^120 (E4M3) or 2^112
+// (E5M2) that the kernel takes instead of its own when ready (matmul_float_avx512.c).
 //
 // Layout (ck_matmul.h): qs = [band][block][32][64] codes, dw = [band][block][64] fp32 scales.
 // A "unit" is LANES consecutive rows from u * LANES. Per output and block: p = fma(value_i,
@@ -190,8 +190,11 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     if (d->m == 1) {
         const int sx = e4m3 ? ck_fp8_activation_shift(a->x, d->k) : 0;
         fp8_decode_fn band = f16 ? dec_f16 : bf16 ? dec_bf16 : !e4m3 ? dec_e5m2 : sx == 120 ? dec_e4m3_s120 : sx == 8 ? dec_e4m3_s8 : dec_e4m3;
-#ifdef BAND_E4M3_S120
-        if (band == dec_e4m3_s120 && BAND_E4M3_S120_READY()) band = BAND_E4M3_S120;
+#ifdef BAND_GFNI_READY
+        if (BAND_GFNI_READY()) {
+            if (band == dec_e4m3_s120) band = BAND_E4M3_GFNI;
+            else if (band == dec_e5m2 && ck_e5m2_activation_scalable(a->x, d->k)) band = BAND_E5M2_GFNI;
+        }
 #endif
         for (int64_t b = n0 / CK_FLOAT_BAND; b * CK_FLOAT_BAND < n1; b++) band(d, w, a->x, y, b, n0, n1);
         return;

@@ -20,4 +20,15 @@ static inline int ck_fp8_activation_shift(const float *x, int64_t k) {
     return amax <= 0x1.fffffep+7f ? 120 : amax <= 0x1.fffffep+119f ? 8 : 0;
 }
 
+/// Whether every finite activation x[0..k) is at most FLT_MAX / 2^112 (just under 2^16), so an
+/// E5M2 value times x equals (value * 2^-112) times (x * 2^112) exactly (infinities stay
+/// infinite): the scaling the GFNI decode moves onto the activation.
+static inline int ck_e5m2_activation_scalable(const float *x, int64_t k) {
+    for (int64_t i = 0; i < k; i++) {
+        const float a = fabsf(x[i]);
+        if (a > 0x1.fffffep+15f && !isinf(a)) return 0;
+    }
+    return 1;
+}
+
 #endif

@@ -154,8 +154,10 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     /// MXFP8 blocks holding every finite code (subnormals included) under scales from 2^-20 to
     /// 2^20, bit-identical on every path at decode and prefill sizes; also with an activation
     /// at each bound of the E4M3 decode's forms (the largest that scales by 2^120, 256 that
-    /// scales only by 2^8, 3e37 that scales by neither, so each weight is multiplied) and an
-    /// infinite one; and a block with an E4M3 NaN code gives NaN exactly where the reference does.
+    /// scales only by 2^8, 3e37 that scales by neither, so each weight is multiplied), of the
+    /// E5M2 GFNI decode's (the largest that scales by 2^112, 65536 that does not) and an
+    /// infinite one; and a block with an E4M3 NaN code gives NaN exactly where the reference does,
+    /// and E5M2's infinity and NaN codes what the reference gives.
     @Test(arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2])
     func mxfp8EveryCodeIsExact(_ format: WeightFormat) throws {
         let n = 45, k = 128, blocksPerRow = k / 32
@@ -169,11 +171,17 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             for _ in 0..<32 { blocks.append(finite[Int(rng.next() % UInt64(finite.count))]) }
         }
         var withNaN = blocks
-        if format == .mxfp8_e4m3 { withNaN[5 * blocksPerRow * 33 + 33 + 7] = 0x7F }   // row 5, block 1
+        if format == .mxfp8_e4m3 {
+            withNaN[5 * blocksPerRow * 33 + 33 + 7] = 0x7F   // row 5, block 1
+        } else {   // E5M2's infinities and NaN (the GFNI decode sums their blocks again)
+            withNaN[5 * blocksPerRow * 33 + 33 + 7] = 0x7C
+            withNaN[9 * blocksPerRow * 33 + 1] = 0xFC
+            withNaN[30 * blocksPerRow * 33 + 3 * 33 + 30] = 0x7E
+        }
         for (bytes, nanRow) in [(blocks, -1), (withNaN, format == .mxfp8_e4m3 ? 5 : -1)] {
             let w = try bytes.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
             for m in [1, 3, 40] {
-                for outlier: Float? in [nil, 0x1.fffffep+7, 256, 3e37, .infinity] {
+                for outlier: Float? in [nil, 0x1.fffffep+7, 256, 0x1.fffffep+15, 65536, 3e37, .infinity] {
                     var x = gaussians(m * k, seed: UInt64(m))
                     if let outlier { x[k / 2] = outlier }
                     let ref = runMatmul(w, x, m: m, path: .ref)
