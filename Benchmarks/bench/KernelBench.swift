@@ -6,10 +6,11 @@
 // the path's instruction: vpdpbusd on AVX-512 VNNI, vpmaddubsw on AVX2), a streaming read of
 // the same number of bytes as the weight's original blocks, and OpenBLAS sgemm on the same
 // shape with the dequantized fp32 weights. Timings are medians after a warm-up (a decode case and
-// its streaming read timed in turns); the time of a matmul includes quantizing its activations. `--cold` (decode only): every timed call and every
-// streaming read touches a different copy of the weights, the copies covering four times the L3
-// and at least 256 MiB (Roofline.uncachedBytes), so the bytes come from DRAM as in a real
-// decode step (the models are larger than the L3) instead of from a cache-resident copy.
+// its streaming read timed in turns); the time of a matmul includes quantizing its activations.
+// `--cold` (decode only): every timed call and every streaming read touches a different copy of
+// the weights, the copies covering four times the L3 and at least 256 MiB
+// (Roofline.uncachedBytes), so the bytes come from DRAM as in a real decode step (the models are
+// larger than the L3) instead of from a cache-resident copy.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +23,6 @@ struct KernelShape {
     let model: String, name: String, n: Int, k: Int, formats: [WeightFormat]
 }
 
-/// Median wall time of `body` after one warm-up, repeated until ~`budget` seconds (3..50 reps).
 /// Median seconds of `a`, and the median over turns of b's time over a's, timed in turns (a, b,
 /// a, b, ...) after one warm-up call each, so each ratio compares calls a few milliseconds apart
 /// (a shared host's DRAM rate moves by up to 2x within a run).
@@ -42,6 +42,7 @@ func timeInTurns(budget: Double = 0.5, _ a: () -> Void, _ b: () -> Void) -> (sec
     return (median(ta), median(ratios))
 }
 
+/// Median wall time of `body` after one warm-up, repeated until ~`budget` seconds (3..50 reps).
 func timeIt(budget: Double = 0.25, _ body: () -> Void) -> Double {
     body()
     var times: [Double] = []

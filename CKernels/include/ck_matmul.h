@@ -423,7 +423,8 @@ void ck_parallel_units(void (*unit)(void *ctx, int64_t u, int t), void *ctx, int
 void ck_quantize_act(const ck_act *a, int threads, int path);
 /// Several matmuls on the same quantized input (Q/K/V, gate/up): d[i], w[i], y[i] for i < count.
 /// For one activation row on a SIMD path they run as ONE parallel region whose threads each take
-/// a contiguous run of the matrices' 16-row groups holding an equal share of the streamed bytes;
+/// a contiguous run of the matrices' 16-row groups (the float formats' 64-row bands) holding an
+/// equal share of the streamed bytes;
 /// otherwise they run one after another through ck_matmul. Results equal separate ck_matmul calls.
 void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                      int threads, int path);

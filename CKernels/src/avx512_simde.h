@@ -142,20 +142,10 @@ EMU void emu_mm512_mask_storeu_ps(float *p, __mmask16 k, __m512 v) {
         if ((k >> i) & 1) p[i] = f[i];
 }
 
-#undef _mm512_fmadd_ps
-/// vshuff32x4: 128-bit lanes 0, 1 of the result from a, lanes 2, 3 from b, each picked by two
-/// bits of imm (lowest first).
-EMU __m512 emu_mm512_shuffle_f32x4(__m512 a, __m512 b, int imm) {
-    float fa[16], fb[16], r[16];
-    memcpy(fa, &a, 64);
-    memcpy(fb, &b, 64);
-    for (int l = 0; l < 4; l++) memcpy(r + 4 * l, (l < 2 ? fa : fb) + 4 * (imm >> (2 * l) & 3), 16);
-    __m512 out;
-    memcpy(&out, r, 64);
-    return out;
-}
+// SIMDe has vshuff32x4 but not its native name.
+#define _mm512_shuffle_f32x4 simde_mm512_shuffle_f32x4
 
-#define _mm512_shuffle_f32x4 emu_mm512_shuffle_f32x4
+#undef _mm512_fmadd_ps
 #define _mm512_fmadd_ps emu_mm512_fmadd_ps
 #define _mm512_reduce_max_ps emu_mm512_reduce_max_ps
 #define _mm512_cvtps_epi32 emu_mm512_cvtps_epi32

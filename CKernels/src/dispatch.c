@@ -1,6 +1,7 @@
 // The threaded matmul / activation-quantization / repack drivers, running the kernels the active
 // path's table (kernel_table.c) names. One activation row over an int8 or repacked layout runs the
-// format's decode kernel, the threads splitting the 16-row groups by streamed bytes; everything
+// format's decode kernel, the threads splitting the 16-row groups (the float formats' 64-row
+// bands) by streamed bytes; everything
 // else runs the format's threaded prefill region.
 #pragma STDC FP_CONTRACT OFF
 #include "ck_matmul.h"

@@ -1,6 +1,6 @@
 // MXFP8 (E4M3 / E5M2 codes, one ue8m0 scale per 32) and F16 / BF16 on AVX-512 with fp32 activations:
-// matmul_float_kernel.h on 16 lanes (one 16-row group per register, tiles of up to 16 activation
-// rows). Weights stay 8-bit in memory (ck_matmul.h: qs = [group][block][32][16] codes).
+// matmul_float_kernel.h on 16 lanes (16 rows per register, tiles of up to 16 activation rows).
+// Weights stay 8-bit in memory (ck_matmul.h: qs = [band][block][32][64] codes).
 //
 // A code becomes its value in registers, exactly: sign-extended to 16 bits and shifted left 7,
 // with bit 14 cleared, an E4M3 code is the binary16 of its value times 2^-8 (subnormals

@@ -21,8 +21,8 @@
 // every output is bit-identical to it.
 //
 // Decode (M = 1) takes a band at a time, its units' chains side by side (four on AVX-512, eight
-// on AVX2), reading the band's blocks in address order. E4M3 decode
-// scales the activation by 2^120 or 2^8 where that stays finite (ck_fp8_activation_shift) and
+// on AVX2), reading the band's blocks in address order. E4M3 decode scales the activation by
+// 2^120 or 2^8 where that stays finite (ck_fp8_activation_shift) and
 // the weights by the inverse, which their decode gets for free: the 2^-120 form is the code's
 // bits moved under fp32's exponent (three integer ops per register, about 1.6 times the rate of
 // the 2^-8 form's binary16 conversion, AVX2 and AVX-512 alike, on Zen 5). Prefill

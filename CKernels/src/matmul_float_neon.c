@@ -6,10 +6,10 @@
 // as 480 and the repacked block scale is NaN (repack.c), so the output is NaN as in the reference.
 // Per output and block, in k order: p = fma(w[i], x[i], p); then acc = fma(scale, p, acc): the
 // reference's operations (matmul_ref.c), so its bits. The repacked codes are k-major (one 16-byte
-// load = one k of 16 rows; a band's four groups side by side); a block is converted once per tile of activation rows. F16 and BF16
-// weights take the same kernel: their repacked values (k-major, two bytes each) convert exactly
-// (FCVTL; BF16 by a 16-bit left shift) and their block scale is 1 (acc = fma(1, p, acc) = acc + p,
-// as the reference).
+// load = one k of 16 rows; a band's four groups side by side); a block is converted once per
+// tile of activation rows. F16 and BF16 weights take the same kernel: their repacked values
+// (k-major, two bytes each) convert exactly (FCVTL; BF16 by a 16-bit left shift) and their block
+// scale is 1 (acc = fma(1, p, acc) = acc + p, as the reference).
 #pragma STDC FP_CONTRACT OFF
 
 #include "matmul_neon_common.h"

@@ -129,8 +129,9 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
 
     /// The float formats' decode walks 64-row bands: four bands, the last partial, bit-identical
     /// to the reference on one, two and three threads; on the AVX-512 paths both with the GFNI
-    /// E4M3 decode and with the one it replaces.
-    @Test(arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2, .f16, .bf16])
+    /// E4M3 decode and with the one it replaces. Its cases run one at a time: each turns the
+    /// process-wide GFNI switch (other tests see the same bits either way).
+    @Test(.serialized, arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2, .f16, .bf16])
     func floatDecodeAcrossBands(_ format: WeightFormat) throws {
         let n = 200, k = 256   // every matrix over CK_MIN_PARALLEL_BYTES, so the threads split it
         let w = try randomWeights(format, n: n, k: k, seed: 400)
