@@ -56,11 +56,13 @@ import Glibc
         #expect(metrics.contains("quanta_requests_cancelled_total 1"), "\(metrics)")
         #expect(metrics.contains("quanta_slots_busy 0"))
         // Tokens generated: the cancelled request's and the two of the one after it. Left running, the
-        // request writes far more (the streamed test above sees its story go on); cancelled, it
-        // stops a few tokens after the client is killed, which follows the slot being seen busy.
+        // request writes all 400 (the streamed test above sees its story go on); cancelled, it
+        // stops a few tokens after the client is killed, which follows the slot being seen busy by
+        // however long this process waits for a core: ~100 tokens (0.2 s) under the full suite on
+        // two cores, hence the bound of 300.
         let line = metrics.split(separator: "\n").first { $0.hasPrefix("quanta_completion_tokens_total ") }
         let generated = try #require(Int(line?.split(separator: " ").last ?? "")) - 2
-        #expect(generated < 100, "generated \(generated) of 400 tokens after the client left")
+        #expect(generated < 300, "generated \(generated) of 400 tokens after the client left")
         #expect(try String(contentsOf: output, encoding: .utf8).isEmpty, "the client got no answer")
     }
 
