@@ -251,7 +251,7 @@ void ck_matmul_amx_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_ac
 void ck_matmul_float_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_float_avx512(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
 void ck_matmul_float_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);
-/// Whether the AVX-512 float kernel (`_emu`: its SIMDe twin) decodes MXFP8 E4M3 with GFNI, which
+/// Whether the AVX-512 float kernel (`_emu`: its SIMDe twin) decodes MXFP8 with GFNI, which
 /// it does when the CPU has GFNI (SIMDe's: always) unless turned off. on: 1 allows it, 0 turns
 /// it off (tests check both decodes on one CPU), -1 only asks. Same results either way.
 int ck_float_avx512_use_gfni(int on);

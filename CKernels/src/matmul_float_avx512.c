@@ -142,19 +142,14 @@ T512G INLINE void band_gfni(const ck_matmul_desc *d, const ck_weights *w, const 
     const int64_t nb = d->k / 32, block_bytes = 32 * CK_FLOAT_BAND;
     const uint8_t *codes = w->qs + ck_float_value_index(nb, band * CK_FLOAT_BAND, 0, 0);
     const float *scales = (const float *)w->dw + ck_float_scale_index(nb, band * CK_FLOAT_BAND, 0);
-    const __m512 shift = _mm512_set1_ps(E5M2 ? 0x1p112f : 0x1p120f);
     const __m512i exponent = _mm512_set1_epi8(0x7C);   // E5M2's exponent bits, all set in its infinity and NaN codes
     __m512 acc[4];
     UNROLL for (int j = 0; j < 4; j++) acc[j] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *q = codes + b * block_bytes;
-        UNROLL for (int64_t o = 0; o < block_bytes; o += 64) _mm_prefetch((const char *)q + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
-        _mm_prefetch((const char *)(scales + b * CK_FLOAT_BAND) + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
-        // The block's activations times the inverse power, broadcast from memory below (a load,
-        // no ALU op).
-        float xs[32] __attribute__((aligned(64)));
-        _mm512_store_ps(xs, _mm512_mul_ps(_mm512_loadu_ps(x + b * 32), shift));
-        _mm512_store_ps(xs + 16, _mm512_mul_ps(_mm512_loadu_ps(x + b * 32 + 16), shift));
+        fp8_prefetch_band_block((const char *)codes, (const char *)scales, b, 1);
+        float xs[32] __attribute__((aligned(64)));   // the activations times the inverse power
+        fp8_scaled_block(x, b, E5M2 ? 0x1p112f : 0x1p120f, xs);
         __m512 p[4];
         UNROLL for (int j = 0; j < 4; j++) p[j] = _mm512_setzero_ps();
         __mmask64 special = 0;

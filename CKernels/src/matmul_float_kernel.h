@@ -104,6 +104,21 @@ TARGET INLINE void fp8_store_rows(const ck_matmul_desc *d, float *y, int64_t row
         if (row0 + r >= n0 && row0 + r < n1) y[row0 + r] = d->accumulate ? y[row0 + r] + tmp[r] : tmp[r];
 }
 
+/// Asks for a band's block b + CK_DECODE_PF_BYTES ahead in its stream (codes: the band's block 0,
+/// values of esize bytes; the next band follows it) and for its scales (an eighth of the codes'
+/// bytes; NULL for F16 and BF16) an eighth as far ahead.
+TARGET INLINE void fp8_prefetch_band_block(const char *codes, const char *scales, int64_t b, const int64_t esize) {
+    const int64_t block_bytes = 32 * CK_FLOAT_BAND * esize;
+    UNROLL for (int64_t o = 0; o < block_bytes; o += 64) V_PREFETCH(codes + b * block_bytes + CK_DECODE_PF_BYTES * esize + o);
+    if (scales) V_PREFETCH(scales + b * CK_FLOAT_BAND * (int64_t)sizeof(float) + CK_DECODE_PF_BYTES / 8);
+}
+
+/// Block b's 32 activations times `scale` into xs, which the decode loop broadcasts from memory
+/// (a load, no ALU op).
+TARGET INLINE void fp8_scaled_block(const float *x, int64_t b, float scale, float xs[32]) {
+    UNROLL for (int i = 0; i < 32; i += LANES) V_STOREU(xs + i, V_MUL(V_LOADU(x + b * 32 + i), V_SET1(scale)));
+}
+
 /// Band `band` for one activation row (decode), its rows in [n0, n1) stored. SX (E4M3): x
 /// scales exactly by 2^SX (ck_fp8_activation_shift), so the weights are decoded times 2^-SX and
 /// the broadcast activation takes the 2^SX, once for all BAND_UNITS units.
@@ -111,22 +126,16 @@ TARGET INLINE void fp8_decode_band(const ck_matmul_desc *d, const ck_weights *w,
                                    int64_t band, int64_t n0, int64_t n1, const int KIND, const int SX) {
     const int64_t nb = d->k / 32, u0 = band * BAND_UNITS;
     const int64_t esize = KIND >= FK_F16 ? 2 : 1;   // bytes per value in qs
-    const int64_t block_bytes = 32 * CK_FLOAT_BAND * esize;
     const char *codes = (const char *)w->qs + fp8_code_offset(u0, nb, 0, 0) * esize;
     const char *scales = KIND < FK_F16 ? (const char *)((const float *)w->dw + fp8_scale_offset(u0, nb, 0)) : NULL;
     VEC acc[BAND_UNITS];
     UNROLL for (int u = 0; u < BAND_UNITS; u++) acc[u] = V_ZERO();
     for (int64_t b = 0; b < nb; b++) {
-        // The band is one stream (the next band follows it): its blocks are asked for
-        // CK_DECODE_PF_BYTES ahead, its scales (an eighth of the codes' bytes) an eighth of that.
-        UNROLL for (int64_t o = 0; o < block_bytes; o += 64) V_PREFETCH(codes + b * block_bytes + CK_DECODE_PF_BYTES * esize + o);
-        if (KIND < FK_F16) V_PREFETCH(scales + b * CK_FLOAT_BAND * (int64_t)sizeof(float) + CK_DECODE_PF_BYTES / 8);
-        // The block's activations times 2^SX, broadcast from memory below (a load, no ALU op).
+        fp8_prefetch_band_block(codes, scales, b, esize);
         float xs[32] __attribute__((aligned(64)));
         const float *xb = x + b * 32;
         if (SX) {
-            const VEC scale = V_SET1(SX == 120 ? 0x1p120f : 0x1p8f);
-            UNROLL for (int i = 0; i < 32; i += LANES) V_STOREU(xs + i, V_MUL(V_LOADU(x + b * 32 + i), scale));
+            fp8_scaled_block(x, b, SX == 120 ? 0x1p120f : 0x1p8f, xs);
             xb = xs;
         }
         VEC p[BAND_UNITS];

@@ -1,9 +1,19 @@
-// Private helper of the float kernels' MXFP8 E4M3 decode (matmul_float_kernel.h).
+// Private helpers of the float kernels' MXFP8 decode (matmul_float_kernel.h).
 #ifndef CK_MATMUL_FP8_COMMON_H
 #define CK_MATMUL_FP8_COMMON_H
 
 #include <math.h>
 #include <stdint.h>
+
+/// The largest finite |x[i]| over x[0..k) (0 when none; infinities and NaN left out).
+static inline float ck_finite_amax(const float *x, int64_t k) {
+    float amax = 0.0f;
+    for (int64_t i = 0; i < k; i++) {
+        const float a = fabsf(x[i]);
+        if (a > amax && !isinf(a)) amax = a;
+    }
+    return amax;
+}
 
 /// How far the E4M3 decode may move its weights' scale into the activations x[0..k): 120 when
 /// every finite |x| is at most FLT_MAX / 2^120 (just under 256), 8 when at most FLT_MAX / 2^8,
@@ -12,11 +22,7 @@
 /// activation once per k instead of every weight register, and every fma still rounds the
 /// reference's product. The 2^-120 form is the cheapest to decode (matmul_float_kernel.h).
 static inline int ck_fp8_activation_shift(const float *x, int64_t k) {
-    float amax = 0.0f;
-    for (int64_t i = 0; i < k; i++) {
-        const float a = fabsf(x[i]);
-        if (a > amax && !isinf(a)) amax = a;
-    }
+    const float amax = ck_finite_amax(x, k);
     return amax <= 0x1.fffffep+7f ? 120 : amax <= 0x1.fffffep+119f ? 8 : 0;
 }
 
@@ -24,11 +30,7 @@ static inline int ck_fp8_activation_shift(const float *x, int64_t k) {
 /// E5M2 value times x equals (value * 2^-112) times (x * 2^112) exactly (infinities stay
 /// infinite): the scaling the GFNI decode moves onto the activation.
 static inline int ck_e5m2_activation_scalable(const float *x, int64_t k) {
-    for (int64_t i = 0; i < k; i++) {
-        const float a = fabsf(x[i]);
-        if (a > 0x1.fffffep+15f && !isinf(a)) return 0;
-    }
-    return 1;
+    return ck_finite_amax(x, k) <= 0x1.fffffep+15f;
 }
 
 #endif
