@@ -15,6 +15,10 @@ static inline int quanta_el_handle_signals(EditLine *el, int on) { return el_set
 /// Clears a tty flag of the editing mode, e.g. "-isig" so Ctrl-C arrives as a key.
 static inline int quanta_el_setty(EditLine *el, const char *flag) { return el_set(el, EL_SETTY, "-d", flag, NULL); }
 
+/// Puts the terminal in the editor's raw mode now (`on` 1) instead of after the prompt is
+/// drawn; `el_gets` returns it to the cooked mode either way.
+static inline int quanta_el_prepare_terminal(EditLine *el, int on) { return el_set(el, EL_PREP_TERM, on); }
+
 /// Adds a named editor function and binds `key` to it.
 static inline int quanta_el_bind_function(EditLine *el, const char *name, const char *help,
                                           unsigned char (*function)(EditLine *, int), const char *key) {

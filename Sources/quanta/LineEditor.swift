@@ -106,6 +106,10 @@ final class LineEditor {
         free(currentPrompt)
         currentPrompt = strdup(prompt)
         ctrlCPressed = false
+        // Raw mode before anything of the prompt shows: libedit draws the prompt first and
+        // switches after, and a Ctrl-D typed between the two reaches the canonical-mode line
+        // discipline, which keeps it as a NUL byte, not an end of input.
+        quanta_el_prepare_terminal(editor, 1)
         // Bracketed paste on only while editing, so text pasted during a reply stays plain.
         printError("\u{1b}[?2004h")
         defer { printError("\u{1b}[?2004l") }
