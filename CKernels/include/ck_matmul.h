@@ -428,6 +428,13 @@ void ck_quantize_act(const ck_act *a, int threads, int path);
 /// otherwise they run one after another through ck_matmul. Results equal separate ck_matmul calls.
 void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                      int threads, int path);
+/// The matrices' pieces (16-row groups; the float formats' 64-row bands) split over `threads`
+/// threads as ck_matmul_multi splits one activation row, each thread one contiguous run with an
+/// equal share of the streamed bytes, every piece through `kernel` (any a->m). For steps of a
+/// few rows (batched decode), which stream the weights as decode does; every matrix has a
+/// repacked layout (not F32).
+void ck_matmul_split_by_bytes(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                              int threads, ck_matmul_kernel kernel);
 /// Repacks rows [n0, n1) of `w` (ck_repack_rows; n0 a multiple of 16, n1 clamped to n) on
 /// `threads` threads (load time only).
 void ck_repack(const ck_weights *w, int64_t n0, int64_t n1, int threads);

@@ -68,6 +68,7 @@ typedef struct {
     float *const *y;
     int count;
     const ck_path_kernels *t;
+    ck_matmul_kernel kernel;   // the kernel for every matrix, or NULL: each format's decode
     int64_t total;   // sum of every matrix's pieces x piece_bytes
 } multi_job;
 
@@ -83,9 +84,21 @@ static void multi_part(void *ctx, int t, int nt) {
         // Pieces p with base + p*pb in [lo, hi): p in [ceil((lo-base)/pb), ceil((hi-base)/pb)).
         int64_t p0 = lo <= base ? 0 : (lo - base + pb - 1) / pb, p1 = (hi - base + pb - 1) / pb;
         if (p1 > pieces) p1 = pieces;
-        if (p0 < p1) j->t->format[j->w[i].format].decode(&j->d[i], &j->w[i], j->a, j->y[i], p0 * rows, p1 * rows < j->d[i].n ? p1 * rows : j->d[i].n);
+        const ck_matmul_kernel kernel = j->kernel ? j->kernel : j->t->format[j->w[i].format].decode;
+        if (p0 < p1) kernel(&j->d[i], &j->w[i], j->a, j->y[i], p0 * rows, p1 * rows < j->d[i].n ? p1 * rows : j->d[i].n);
         base += pieces * pb;
     }
+}
+
+/// One parallel region over the matrices' pieces, each thread one contiguous run holding an
+/// equal share of the streamed bytes (multi_part), through `kernel` or each format's decode on t.
+static void split_by_bytes(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                           int threads, const ck_path_kernels *t, ck_matmul_kernel kernel) {
+    multi_job j = {d, w, a, y, count, t, kernel, 0};
+    for (int i = 0; i < count; i++) j.total += ((d[i].n + piece_rows(&w[i]) - 1) / piece_rows(&w[i])) * piece_bytes(&w[i]);
+    // Below ~32 KiB the fork/join costs more than the second thread's bandwidth brings.
+    if (j.total < CK_MIN_PARALLEL_BYTES) threads = 1;
+    ck_parallel(multi_part, &j, threads < 1 ? 1 : threads);
 }
 
 void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
@@ -102,11 +115,12 @@ void ck_matmul_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
         return;
     }
     if (d[0].m > 1) { t->format[w[0].format].prefill(d, w, a, y, count, threads, CK_MIN_PARALLEL_MACS); return; }
-    multi_job j = {d, w, a, y, count, t, 0};
-    for (int i = 0; i < count; i++) j.total += ((d[i].n + piece_rows(&w[i]) - 1) / piece_rows(&w[i])) * piece_bytes(&w[i]);
-    // Below ~32 KiB the fork/join costs more than the second thread's bandwidth brings.
-    if (j.total < CK_MIN_PARALLEL_BYTES) threads = 1;
-    ck_parallel(multi_part, &j, threads < 1 ? 1 : threads);
+    split_by_bytes(d, w, a, y, count, threads, t, NULL);
+}
+
+void ck_matmul_split_by_bytes(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
+                              int threads, ck_matmul_kernel kernel) {
+    split_by_bytes(d, w, a, y, count, threads, NULL, kernel);
 }
 
 typedef struct {

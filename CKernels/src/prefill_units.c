@@ -56,6 +56,16 @@ static void run_unit(void *ctx, int64_t u, int t) {
 
 static void prefill_units(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y, int count,
                           int nthreads, int64_t min_parallel_macs, ck_matmul_kernel kernel) {
+    // Fewer rows than one 8-row tile (a batched decode step): the weights stream from memory as
+    // in decode, so each thread takes one contiguous, byte-balanced share of the matrices. L2
+    // chunks as units left a matrix of one or two chunks to one thread while the other waited
+    // (SmolLM2, 4 rows: the 576-row matrices are one chunk each).
+    int repacked = 1;   // F32 keeps its raw rows: no streamed pieces to split
+    for (int i = 0; i < count; i++) repacked &= ck_weight_format_info(w[i].format).repacked_block_bytes > 0;
+    if (d[0].m < 8 && repacked) {
+        ck_matmul_split_by_bytes(d, w, a, y, count, nthreads, kernel);
+        return;
+    }
     for (int i0 = 0; i0 < count; i0 += 8) {
         // A call of up to two blocks' rows (a short prompt) is one block: each chunk's weights then
         // leave DRAM or L3 once instead of twice (Llama 3.2 1B shape, pp64: +12-17 %).

@@ -4,11 +4,12 @@ import Testing
 
 /// The threaded prefill drivers (ck_matmul_avx2_prefill_multi on AVX2, prefill_units.c on the
 /// AVX-512 and AMX paths, native and emulated): several matrices on one quantized input, units
-/// handed out dynamically over threads, equal bit for bit to the reference kernel run matrix by
-/// matrix, for row counts that end in a partial 32-row block and a partial 4-row tile and for N
-/// that ends in a partial half.
+/// handed out dynamically over threads (fewer than 8 rows, a batched decode step: one contiguous
+/// byte share per thread on prefill_units' paths), equal bit for bit to the reference kernel run
+/// matrix by matrix, for row counts that end in a partial 32-row block and a partial 4-row tile
+/// and for N that ends in a partial half.
 @Suite struct PrefillMatmulTests {
-    @Test(arguments: [33, 97, 130])
+    @Test(arguments: [4, 6, 33, 97, 130])
     func severalMatricesOnOneInputMatchReference(rows m: Int) throws {
         let k = 576
         // Q5_0 and Q8_0 share the Q8_0 activation scheme, so Ops.linear passes all three to one
