@@ -39,7 +39,7 @@ static int wants_split(const ck_attention_desc *d) {
 }
 
 int64_t ck_attention_scratch_floats(int64_t capacity, int64_t heads, int64_t head_dim) {
-    const int64_t per_head = ck_attention_heads_scratch_floats(capacity, head_dim);
+    const int64_t per_head = ck_attention_heads_scratch_floats(capacity, heads, head_dim);
     const int64_t split = ck_attention_split_scratch_floats(capacity, heads, head_dim);
     const int64_t tiled = ck_attention_tiled_scratch_floats(head_dim);
     const int64_t most = split > tiled ? split : tiled;
@@ -76,7 +76,7 @@ static void attention_with(const ck_attention_desc *descs, int64_t count, int nt
         for (int64_t r = 0; r < d->rows; r++) {
             const ck_attention_desc one = row_of(d, r);
             if (!wants_split(&one)) {
-                if (d->scratch_stride < ck_attention_heads_scratch_floats(visible(&one), d->head_dim)) scratch_too_small(d);
+                if (d->scratch_stride < ck_attention_heads_scratch_floats(visible(&one), d->heads, d->head_dim)) scratch_too_small(d);
                 rows[per_head++] = one;
             } else if (!ck_attention_split_k_with(&one, nthreads, k)) scratch_too_small(d);
         }

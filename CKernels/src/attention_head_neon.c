@@ -38,7 +38,7 @@ static inline float32x4_t lanes8(const float *q, const uint8_t *k, int64_t hd) {
     return vpaddq_f32(lo, hi);
 }
 
-void ck_attention_head_f16_neon(const head_job *j) {
+static void one_head_f16_neon(const head_job *j) {
     const int64_t hd = j->head_dim, n = j->n, rb = j->row_bytes;
     const int64_t grouped = n - n % 8;
     float32x4_t vmax = vdupq_n_f32(-__builtin_inff());
@@ -99,4 +99,17 @@ void ck_attention_head_f16_neon(const head_job *j) {
         for (int i = 0; i < n4; i++) vst1q_f32(j->out + d0 + 4 * i, vmulq_f32(acc[i], inv));
     }
 }
+
+/// Each of the job's heads alone, one pass over K and V each.
+void ck_attention_head_f16_neon(const head_job *j) {
+    for (int64_t h = 0; h < j->heads; h++) {
+        head_job one = *j;
+        one.q = j->q + h * j->head_dim;
+        one.w = j->w + h * j->n;
+        one.out = j->out + h * j->head_dim;
+        one.heads = 1;
+        one_head_f16_neon(&one);
+    }
+}
+
 #endif

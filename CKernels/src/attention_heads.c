@@ -1,6 +1,6 @@
 // The per-head attention kernel (attention_heads.h): one decoded query row over a short fp16
-// context, one query head at a time: scores q·k over the visible positions, softmax, weighted sum
-// of v. The AVX2/F16C kernel's order is the one ref (ck_attention_head_f16_ref, attention_ref.c)
+// context, the query heads of one KV head per job: scores q·k over the visible positions,
+// softmax, weighted sum of v, each head alone in its sums. The AVX2/F16C kernel's order is the one ref (ck_attention_head_f16_ref, attention_ref.c)
 // and NEON (attention_head_neon.c) follow, so every path gives its bits.
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
@@ -10,14 +10,16 @@
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "attention_heads.h"
+#include "attention_prefetch.h"
 #if defined(__x86_64__)
 #include "avx2_exp.h"
 #include "avx2_reduce.h"
 #endif
 
 #if defined(__x86_64__)   // the AVX2/F16C per-head kernel
-__attribute__((target("avx2,fma,f16c")))
-static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+#define T256 __attribute__((target("avx2,fma,f16c")))
+#define INLINE static inline __attribute__((always_inline))
+T256 INLINE __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
 /// w[0..n) = e^(w - max) with the vector exp (as the blocked prefill kernel's softmax); returns
 /// 1 / their sum. Whole groups of 8 in place, the tail through a padded copy.
@@ -43,79 +45,143 @@ static float softmax_avx2(float *w, int64_t n, float max) {
     return 1.0f / ck_hsum256(sum);
 }
 
-/// Output dimensions accumulated per pass over the positions: 8 registers of 8 lanes.
-#define CK_V_CHUNK 64
+/// Query heads a pass over K or V serves at most: each K or V vector is loaded and widened once
+/// for both (two heads: 8 accumulators, 2 query vectors and one K vector in the 16 ymm; three
+/// spilled an accumulator to the stack in both loops).
+#define CK_HEADS_PER_PASS 2
+/// Output dimensions accumulated per pass over the positions: 4 registers of 8 lanes per head.
+#define CK_V_CHUNK 32
 
-/// Scores (eight positions per pass), vector softmax, then the weighted sum of V with the
-/// positions in the outer loop, so each pass reads CK_V_CHUNK contiguous values of every row (one
-/// or two cache lines) instead of 8 values per row per pass.
-__attribute__((target("avx2,fma,f16c")))
-void ck_attention_head_f16_avx2(const head_job *j) {
-    const int64_t hd = j->head_dim, n = j->n, rb = j->row_bytes;
-    float max = -INFINITY;
-    int64_t p0 = 0;
-    // Eight positions at a time: eight independent FMA chains, then one transposing reduction
-    // (hadd tree) gives their eight scores in one register.
-    __m256 vmax = _mm256_set1_ps(-INFINITY);
-    for (; p0 + 8 <= n; p0 += 8) {
-        const uint8_t *kp = j->k + p0 * rb;
-        __m256 acc[8];
-        for (int i = 0; i < 8; i++) acc[i] = _mm256_setzero_ps();
-        for (int64_t d = 0; d < hd; d += 8) {
-            const __m256 qv = _mm256_loadu_ps(j->q + d);
-            for (int i = 0; i < 8; i++) acc[i] = _mm256_fmadd_ps(qv, load_half8(kp + i * rb + 2 * d), acc[i]);
-        }
-        const __m256 h0 = _mm256_hadd_ps(acc[0], acc[1]), h1 = _mm256_hadd_ps(acc[2], acc[3]);
-        const __m256 h2 = _mm256_hadd_ps(acc[4], acc[5]), h3 = _mm256_hadd_ps(acc[6], acc[7]);
-        const __m256 u0 = _mm256_hadd_ps(h0, h1), u1 = _mm256_hadd_ps(h2, h3);   // [0..3 lo | 0..3 hi], [4..7 lo | hi]
-        const __m256 dots = _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
-        _mm256_storeu_ps(j->w + p0, dots);
-        vmax = _mm256_max_ps(vmax, dots);
+/// Prefetches positions [p0, p1) of the next job's K and V rows (its head segments), clipped
+/// to its positions, so they arrive while this job computes.
+T256 INLINE void prefetch_next(const head_job *j, int64_t p0, int64_t p1) {
+    if (!j->next_k) return;
+    if (p1 > j->next_n) p1 = j->next_n;
+    for (int64_t p = p0; p < p1; p++) {
+        kv_prefetch(j->next_k + p * j->row_bytes, 2 * j->head_dim);
+        kv_prefetch(j->next_v + p * j->row_bytes, 2 * j->head_dim);
     }
-    {
-        float lanes[8];
-        _mm256_storeu_ps(lanes, vmax);
-        for (int i = 0; i < 8; i++) if (lanes[i] > max) max = lanes[i];
-    }
-    // The last positions: two chains (the lower and upper eight dims of each 16), added.
-    for (int64_t p = p0; p < n; p++) {
+}
+
+/// Scores of the HC heads from h0 against every position (w[h * n + p]) and each head's
+/// maximum. Positions in whole groups of eight: one 8-lane chain over the dims per position and
+/// head, four positions' chains reduced by one hadd tree (per position the tree of the
+/// eight-position form, so the same sums); the rest: two chains (the lower and upper eight dims
+/// of each 16) added. `first`: the job's first pass, which prefetches the next job's rows.
+T256 INLINE void scores(const head_job *j, int64_t h0, const int HC, float *mx, int first) {
+    const int64_t hd = j->head_dim, n = j->n, rb = j->row_bytes, grouped = n - n % 8;
+    const float *q = j->q + h0 * hd;
+    float *w = j->w + h0 * n;
+    __m128 vmax[CK_HEADS_PER_PASS];
+    for (int c = 0; c < HC; c++) vmax[c] = _mm_set1_ps(-INFINITY);
+    for (int64_t p = 0; p < grouped; p += 4) {
+        if (first) prefetch_next(j, p, p + 4);
         const uint8_t *kp = j->k + p * rb;
-        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+        __m256 acc[4][CK_HEADS_PER_PASS];
+        for (int i = 0; i < 4; i++) for (int c = 0; c < HC; c++) acc[i][c] = _mm256_setzero_ps();
+        for (int64_t d = 0; d < hd; d += 8) {
+            __m256 qv[CK_HEADS_PER_PASS];
+            for (int c = 0; c < HC; c++) qv[c] = _mm256_loadu_ps(q + c * hd + d);
+            for (int i = 0; i < 4; i++) {
+                const __m256 kv = load_half8(kp + i * rb + 2 * d);
+                for (int c = 0; c < HC; c++) acc[i][c] = _mm256_fmadd_ps(qv[c], kv, acc[i][c]);
+            }
+        }
+        for (int c = 0; c < HC; c++) {
+            const __m256 u = _mm256_hadd_ps(_mm256_hadd_ps(acc[0][c], acc[1][c]), _mm256_hadd_ps(acc[2][c], acc[3][c]));
+            const __m128 dots = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));   // [p .. p+3]
+            _mm_storeu_ps(w + c * n + p, dots);
+            vmax[c] = _mm_max_ps(vmax[c], dots);
+        }
+    }
+    for (int c = 0; c < HC; c++) {
+        float lanes[4];
+        _mm_storeu_ps(lanes, vmax[c]);
+        mx[c] = -INFINITY;
+        for (int i = 0; i < 4; i++) if (lanes[i] > mx[c]) mx[c] = lanes[i];
+    }
+    if (first) prefetch_next(j, grouped, j->next_n);
+    for (int64_t p = grouped; p < n; p++) {
+        const uint8_t *kp = j->k + p * rb;
+        __m256 acc0[CK_HEADS_PER_PASS], acc1[CK_HEADS_PER_PASS];
+        for (int c = 0; c < HC; c++) acc0[c] = acc1[c] = _mm256_setzero_ps();
         int64_t d = 0;
         for (; d + 16 <= hd; d += 16) {
-            acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(j->q + d), load_half8(kp + 2 * d), acc0);
-            acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(j->q + d + 8), load_half8(kp + 2 * d + 16), acc1);
+            const __m256 k0 = load_half8(kp + 2 * d), k1 = load_half8(kp + 2 * d + 16);
+            for (int c = 0; c < HC; c++) {
+                acc0[c] = _mm256_fmadd_ps(_mm256_loadu_ps(q + c * hd + d), k0, acc0[c]);
+                acc1[c] = _mm256_fmadd_ps(_mm256_loadu_ps(q + c * hd + d + 8), k1, acc1[c]);
+            }
         }
-        if (d < hd) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(j->q + d), load_half8(kp + 2 * d), acc0);
-        const float dot = ck_hsum256(_mm256_add_ps(acc0, acc1));
-        j->w[p] = dot;
-        if (dot > max) max = dot;
+        if (d < hd) {
+            const __m256 k0 = load_half8(kp + 2 * d);
+            for (int c = 0; c < HC; c++) acc0[c] = _mm256_fmadd_ps(_mm256_loadu_ps(q + c * hd + d), k0, acc0[c]);
+        }
+        for (int c = 0; c < HC; c++) {
+            const float dot = ck_hsum256(_mm256_add_ps(acc0[c], acc1[c]));
+            w[c * n + p] = dot;
+            if (dot > mx[c]) mx[c] = dot;
+        }
     }
-    const __m256 inv = _mm256_set1_ps(softmax_avx2(j->w, n, max));
+}
+
+/// out[h] = sum over p of w[h][p] v[p], times inv[h], for the HC heads from h0: one FMA chain
+/// per output dim over the positions in order, CK_V_CHUNK dims of every head per pass.
+T256 INLINE void values(const head_job *j, int64_t h0, const int HC, const float *inv) {
+    const int64_t hd = j->head_dim, n = j->n, rb = j->row_bytes;
+    const float *w = j->w + h0 * n;
     for (int64_t d0 = 0; d0 < hd; d0 += CK_V_CHUNK) {
         const int n8 = (int)((hd - d0 < CK_V_CHUNK ? hd - d0 : CK_V_CHUNK) / 8);
-        __m256 acc[CK_V_CHUNK / 8];
-        for (int i = 0; i < CK_V_CHUNK / 8; i++) acc[i] = _mm256_setzero_ps();
+        __m256 acc[CK_HEADS_PER_PASS][CK_V_CHUNK / 8];
+        for (int c = 0; c < HC; c++) for (int i = 0; i < CK_V_CHUNK / 8; i++) acc[c][i] = _mm256_setzero_ps();
         const uint8_t *vp = j->v + 2 * d0;
         if (n8 == CK_V_CHUNK / 8) {
             for (int64_t p = 0; p < n; p++, vp += rb) {
-                const __m256 wp = _mm256_set1_ps(j->w[p]);
-                for (int i = 0; i < CK_V_CHUNK / 8; i++) acc[i] = _mm256_fmadd_ps(wp, load_half8(vp + 16 * i), acc[i]);
+                __m256 wp[CK_HEADS_PER_PASS];
+                for (int c = 0; c < HC; c++) wp[c] = _mm256_set1_ps(w[c * n + p]);
+                for (int i = 0; i < CK_V_CHUNK / 8; i++) {
+                    const __m256 vv = load_half8(vp + 16 * i);
+                    for (int c = 0; c < HC; c++) acc[c][i] = _mm256_fmadd_ps(wp[c], vv, acc[c][i]);
+                }
             }
         } else {
             for (int64_t p = 0; p < n; p++, vp += rb) {
-                const __m256 wp = _mm256_set1_ps(j->w[p]);
-                for (int i = 0; i < n8; i++) acc[i] = _mm256_fmadd_ps(wp, load_half8(vp + 16 * i), acc[i]);
+                __m256 wp[CK_HEADS_PER_PASS];
+                for (int c = 0; c < HC; c++) wp[c] = _mm256_set1_ps(w[c * n + p]);
+                for (int i = 0; i < n8; i++) {
+                    const __m256 vv = load_half8(vp + 16 * i);
+                    for (int c = 0; c < HC; c++) acc[c][i] = _mm256_fmadd_ps(wp[c], vv, acc[c][i]);
+                }
             }
         }
-        for (int i = 0; i < n8; i++) _mm256_storeu_ps(j->out + d0 + 8 * i, _mm256_mul_ps(acc[i], inv));
+        for (int c = 0; c < HC; c++) {
+            const __m256 s = _mm256_set1_ps(inv[c]);
+            for (int i = 0; i < n8; i++) _mm256_storeu_ps(j->out + (h0 + c) * hd + d0 + 8 * i, _mm256_mul_ps(acc[c][i], s));
+        }
     }
+}
+
+/// The HC heads from h0: scores, each head's softmax, the weighted V.
+T256 INLINE void heads_pass(const head_job *j, int64_t h0, const int HC) {
+    float mx[CK_HEADS_PER_PASS], inv[CK_HEADS_PER_PASS];
+    scores(j, h0, HC, mx, h0 == 0);
+    for (int c = 0; c < HC; c++) inv[c] = softmax_avx2(j->w + (h0 + c) * j->n, j->n, mx[c]);
+    values(j, h0, HC, inv);
+}
+
+/// The job's heads in passes of two (one for an odd last head), each reading the K and V rows
+/// once for both of its heads.
+__attribute__((target("avx2,fma,f16c")))
+void ck_attention_head_f16_avx2(const head_job *j) {
+    int64_t h = 0;
+    for (; h + 2 <= j->heads; h += 2) heads_pass(j, h, 2);
+    if (h < j->heads) heads_pass(j, h, 1);
 }
 #endif
 
-int64_t ck_attention_heads_scratch_floats(int64_t capacity, int64_t head_dim) {
+int64_t ck_attention_heads_scratch_floats(int64_t capacity, int64_t heads, int64_t head_dim) {
     const int64_t n = capacity < CK_SPLIT_MIN_POSITIONS ? capacity : CK_SPLIT_MIN_POSITIONS;
-    return n + head_dim;   // w [n], tmp [head_dim]
+    return heads * n + head_dim;   // w [heads][n], tmp [head_dim]
 }
 
 typedef struct {
@@ -127,12 +193,13 @@ typedef struct {
 
 /// Thread t's share of the (row, query head) units: one contiguous run of them, rows in order
 /// and each row's heads in order, so a thread takes the query heads that share a KV head one
-/// after another and reads that head's K and V rows from its own L1 (units handed out one at a
-/// time alternate between the threads, and each thread then pulls every KV head from L3). Each
-/// unit is computed alone, so neither the thread count nor the other rows change a sum.
+/// after another; each run of them on one KV head is one kernel job, which reads that head's K
+/// and V rows once for all of its heads while the next job's rows are prefetched. Each head is
+/// computed alone, so neither the thread count nor the other rows change a sum.
 static void run(void *ctx, int t, int nthreads) {
     const job *jb = ctx;
     const int64_t from = jb->units * t / nthreads, to = jb->units * (t + 1) / nthreads;
+    head_job pending = {0};
     int64_t base = 0;
     for (int64_t i = 0; i < jb->count && base < to; base += jb->rows[i].heads, i++) {
         const ck_attention_desc *d = &jb->rows[i];
@@ -140,16 +207,23 @@ static void run(void *ctx, int t, int nthreads) {
         const int64_t first = d->window > 0 && last - d->window + 1 > 0 ? last - d->window + 1 : 0, n = last - first + 1;
         float *scratch = d->scratch + (int64_t)t * d->scratch_stride;
         const int64_t h0 = from > base ? from - base : 0, h1 = to - base < d->heads ? to - base : d->heads;
-        for (int64_t h = h0; h < h1; h++) {
+        for (int64_t h = h0; h < h1;) {
+            const int64_t end = (h / group + 1) * group < h1 ? (h / group + 1) * group : h1;
             const int64_t at = first * d->row_bytes + ck_kv_row_bytes(d->format, h / group * d->head_dim);
-            const head_job j = {
+            const head_job next = {
                 .q = d->q + h * d->head_dim, .k = d->k + at, .v = d->v + at,
-                .row_bytes = d->row_bytes, .head_dim = d->head_dim, .n = n,
-                .w = scratch, .tmp = scratch + n, .out = d->out + h * d->head_dim,
+                .row_bytes = d->row_bytes, .head_dim = d->head_dim, .n = n, .heads = end - h,
+                .w = scratch, .tmp = scratch + (end - h) * n, .out = d->out + h * d->head_dim,
             };
-            jb->k->attention_head_f16(&j);
+            if (pending.heads) {
+                pending.next_k = next.k, pending.next_v = next.v, pending.next_n = next.n;
+                jb->k->attention_head_f16(&pending);
+            }
+            pending = next;
+            h = end;
         }
     }
+    if (pending.heads) jb->k->attention_head_f16(&pending);
 }
 
 void ck_attention_heads(const ck_attention_desc *rows, int64_t count, int nthreads, const ck_path_kernels *k) {

@@ -7,15 +7,18 @@
 #include <stdint.h>
 #include "ck_matmul.h"
 
-/// Where one query head of the row reads and writes.
+/// Where the query heads of a row that read one KV head (some or all of them) read and write.
 typedef struct ck_head_job {
-    const float *q;              // [head_dim]
+    const float *q;              // [heads][head_dim], consecutive query heads
     const uint8_t *k, *v;        // the first visible position's fp16 row, offset to the KV head
     int64_t row_bytes, head_dim; // head_dim a multiple of 8
     int64_t n;                   // visible positions, 1 ..< CK_SPLIT_MIN_POSITIONS
-    float *w;                    // [n] scores, then softmax weights
+    int64_t heads;               // query heads, >= 1
+    float *w;                    // [heads][n] scores, then softmax weights
     float *tmp;                  // [head_dim] one decoded row (the scalar kernel)
-    float *out;                  // [head_dim]
+    float *out;                  // [heads][head_dim]
+    const uint8_t *next_k, *next_v; // the thread's next job's rows, prefetched during this one (NULL: none)
+    int64_t next_n;              // its positions
 } head_job;
 
 /// ck_attention_head_f16_avx2's order in scalar C (attention_ref.c): ref's.
@@ -23,12 +26,14 @@ void ck_attention_head_f16_ref(const head_job *j);
 /// AVX2/F16C and the vector exp.
 void ck_attention_head_f16_avx2(const head_job *j);
 
-/// Floats of scratch per thread that ck_attention_heads needs for positions below `capacity`.
-int64_t ck_attention_heads_scratch_floats(int64_t capacity, int64_t head_dim);
+/// Floats of scratch per thread that ck_attention_heads needs for positions below `capacity` and
+/// `heads` query heads.
+int64_t ck_attention_heads_scratch_floats(int64_t capacity, int64_t heads, int64_t head_dim);
 
 /// Every query head of `count` decoded rows (each desc of one row, rows == 1, with its own
 /// cache, positions and scratch), the (row, head) units split over the threads in one parallel
-/// region, each through the table's attention_head_f16 kernel.
+/// region; each thread's consecutive heads on one KV head are one job of the table's
+/// attention_head_f16 kernel.
 void ck_attention_heads(const ck_attention_desc *rows, int64_t count, int nthreads, const ck_path_kernels *k);
 
 #endif

@@ -165,7 +165,7 @@ void ck_attention_split_ref(const range_job *j) {
 /// score with one chain per lane (dims d mod 8) and tree8_pairs, the rest with two chains (d mod
 /// 16 below and from 8) added and tree8_halves; weights summed in 8 lanes by position mod 8 from
 /// the first, tree8_halves, and the weighted V one chain per dim times 1 / sum.
-void ck_attention_head_f16_ref(const head_job *j) {
+static void one_head_f16_ref(const head_job *j) {
     const int64_t hd = j->head_dim, n = j->n;
     float mx = -INFINITY;
     const int64_t grouped = n - n % 8;
@@ -202,6 +202,19 @@ void ck_attention_head_f16_ref(const head_job *j) {
         for (int64_t d = 0; d < hd; d++) j->out[d] = fmaf(j->w[p], j->tmp[d], j->out[d]);
     }
     for (int64_t d = 0; d < hd; d++) j->out[d] *= inv;
+}
+
+/// Each of the job's heads alone: the AVX2 kernel's passes over two heads give each head these
+/// sums.
+void ck_attention_head_f16_ref(const head_job *j) {
+    for (int64_t h = 0; h < j->heads; h++) {
+        head_job one = *j;
+        one.q = j->q + h * j->head_dim;
+        one.w = j->w + h * j->n;
+        one.out = j->out + h * j->head_dim;
+        one.heads = 1;
+        one_head_f16_ref(&one);
+    }
 }
 
 // ---- blocked prefill phases ------------------------------------------------------------------

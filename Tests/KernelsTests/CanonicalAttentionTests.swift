@@ -31,6 +31,11 @@ import Testing
         // call, with position counts that leave a tail of fewer than eight.
         .init(heads: 9, kvHeads: 3, headDim: 64, rows: 1, start: 203, window: 0, format: CK_KV_F16, reversed: false),
         .init(heads: 4, kvHeads: 1, headDim: 80, rows: 3, start: 50, window: 0, format: CK_KV_F16, reversed: true),
+        // Jobs of four and five heads (passes of two, an odd last one), head dims with a last
+        // eight dims (scores' tail positions, the V pass's last chunk), a row with fewer than
+        // eight positions (no whole group).
+        .init(heads: 8, kvHeads: 2, headDim: 72, rows: 3, start: 100, window: 0, format: CK_KV_F16, reversed: false),
+        .init(heads: 5, kvHeads: 1, headDim: 40, rows: 2, start: 4, window: 0, format: CK_KV_F16, reversed: true),
         // Prefill over MXFP8 and q8_0 with a window, through ref's portable blocked kernel.
         .init(heads: 4, kvHeads: 1, headDim: 256, rows: 22, start: 90, window: 40, format: CK_KV_Q8_0, reversed: false),
         .init(heads: 8, kvHeads: 1, headDim: 48, rows: 7, start: 33, window: 0, format: CK_KV_MXFP8_E4M3, reversed: false),
