@@ -15,7 +15,8 @@
 // the chunk's groups. Each weight byte is read from DRAM once per call and from L2 once per
 // activation tile. The threaded driver (ck_matmul_avx2_prefill_multi) hands out (chunk, 32-row
 // block) units of one or several matrices dynamically, so a thread that is slowed down (the
-// machine is shared, the shapes are small) does not leave the other waiting at the join.
+// machine is shared, the shapes are small) does not leave the other waiting at the join; a
+// step of fewer than 8 rows (batched decode) is split by streamed bytes instead, as decode is.
 #pragma STDC FP_CONTRACT OFF
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
@@ -481,6 +482,12 @@ static void multi_unit(void *ctx, int64_t u, int t) {
 
 void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *const *y,
                                   int count, int nthreads, int64_t min_parallel_macs) {
+    // Fewer rows than two 4-row tiles (a batched decode step): one contiguous byte-balanced share
+    // of the matrices per thread, as decode splits them (prefill_units.c says why).
+    if (d[0].m < 8) {
+        ck_matmul_split_by_bytes(d, w, a, y, count, nthreads, ck_matmul_avx2_prefill);
+        return;
+    }
     for (int i0 = 0; i0 < count; i0 += MAX_MULTI) {
         multi_job j;
         j.count = count - i0 < MAX_MULTI ? count - i0 : MAX_MULTI;

@@ -5,7 +5,7 @@ import Testing
 /// The threaded prefill drivers (ck_matmul_avx2_prefill_multi on AVX2, prefill_units.c on the
 /// AVX-512 and AMX paths, native and emulated): several matrices on one quantized input, units
 /// handed out dynamically over threads (fewer than 8 rows, a batched decode step: one contiguous
-/// byte share per thread on prefill_units' paths), equal bit for bit to the reference kernel run
+/// byte share per thread), equal bit for bit to the reference kernel run
 /// matrix by matrix, for row counts that end in a partial 32-row block and a partial 4-row tile
 /// and for N that ends in a partial half.
 @Suite struct PrefillMatmulTests {
