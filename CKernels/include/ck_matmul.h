@@ -379,8 +379,8 @@ typedef struct ck_path_kernels {
     void (*rms_norm_vectors)(const float *x, const float *w, float *y, int64_t count, int64_t width, float eps);
     /// One fp32 row of n values into a KV cache row, by ck_kv_format.
     void (*kv_store[CK_KV_FORMAT_COUNT])(const float *x, void *row, int64_t n);
-    /// Attention of one query head of a decoded row over a short fp16 context (attention_heads.h):
-    /// the rows that do not go split-K.
+    /// Attention of a decoded row's query heads on one KV head over a short fp16 context
+    /// (attention_heads.h): the rows that do not go split-K.
     void (*attention_head_f16)(const struct ck_head_job *);
     /// Prefill attention (prompt rows, any count): the blocked kernel (attention_tiled.h).
     ck_attention_rows_kernel attention_prefill;

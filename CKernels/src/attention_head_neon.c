@@ -101,15 +101,6 @@ static void one_head_f16_neon(const head_job *j) {
 }
 
 /// Each of the job's heads alone, one pass over K and V each.
-void ck_attention_head_f16_neon(const head_job *j) {
-    for (int64_t h = 0; h < j->heads; h++) {
-        head_job one = *j;
-        one.q = j->q + h * j->head_dim;
-        one.w = j->w + h * j->n;
-        one.out = j->out + h * j->head_dim;
-        one.heads = 1;
-        one_head_f16_neon(&one);
-    }
-}
+void ck_attention_head_f16_neon(const head_job *j) { ck_head_job_each(j, one_head_f16_neon); }
 
 #endif

@@ -1,7 +1,8 @@
 // The per-head attention kernel (attention_heads.h): one decoded query row over a short fp16
 // context, the query heads of one KV head per job: scores q·k over the visible positions,
-// softmax, weighted sum of v, each head alone in its sums. The AVX2/F16C kernel's order is the one ref (ck_attention_head_f16_ref, attention_ref.c)
-// and NEON (attention_head_neon.c) follow, so every path gives its bits.
+// softmax, weighted sum of v, each head alone in its sums. The AVX2/F16C kernel's order is the
+// one ref (ck_attention_head_f16_ref, attention_ref.c) and NEON (attention_head_neon.c) follow,
+// so every path gives its bits.
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
 #if defined(__x86_64__)
@@ -10,7 +11,6 @@
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "attention_heads.h"
-#include "attention_prefetch.h"
 #if defined(__x86_64__)
 #include "avx2_exp.h"
 #include "avx2_reduce.h"
@@ -23,8 +23,7 @@ T256 INLINE __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loa
 
 /// w[0..n) = e^(w - max) with the vector exp (as the blocked prefill kernel's softmax); returns
 /// 1 / their sum. Whole groups of 8 in place, the tail through a padded copy.
-__attribute__((target("avx2,fma,f16c")))
-static float softmax_avx2(float *w, int64_t n, float max) {
+T256 static float softmax_avx2(float *w, int64_t n, float max) {
     const __m256 mx = _mm256_set1_ps(max);
     __m256 sum = _mm256_setzero_ps();
     int64_t p = 0;
@@ -52,15 +51,20 @@ static float softmax_avx2(float *w, int64_t n, float max) {
 /// Output dimensions accumulated per pass over the positions: 4 registers of 8 lanes per head.
 #define CK_V_CHUNK 32
 
-/// Prefetches positions [p0, p1) of the next job's K and V rows (its head segments), clipped
-/// to its positions, so they arrive while this job computes.
+/// Prefetches the next job's K and V rows (its head segments) that this job's positions
+/// [p0, p1) stand for: its rows spread over this job's score pass, so they arrive while this
+/// job computes without a burst (attention_prefetch.h). Into L1 when the next job's rows fit
+/// half of it, else into L2 (a long next row, a wide head), where they would evict this job's.
 T256 INLINE void prefetch_next(const head_job *j, int64_t p0, int64_t p1) {
     if (!j->next_k) return;
-    if (p1 > j->next_n) p1 = j->next_n;
-    for (int64_t p = p0; p < p1; p++) {
-        kv_prefetch(j->next_k + p * j->row_bytes, 2 * j->head_dim);
-        kv_prefetch(j->next_v + p * j->row_bytes, 2 * j->head_dim);
-    }
+    const int64_t r0 = p0 * j->next_n / j->n, r1 = p1 * j->next_n / j->n, bytes = 2 * j->head_dim;
+    const int to_l1 = j->next_n * 2 * bytes <= 24 * 1024;
+    for (int64_t r = r0; r < r1; r++)
+        for (int64_t b = 0; b < bytes; b += 64) {
+            const uint8_t *k = j->next_k + r * j->row_bytes + b, *v = j->next_v + r * j->row_bytes + b;
+            if (to_l1) { _mm_prefetch((const char *)k, _MM_HINT_T0); _mm_prefetch((const char *)v, _MM_HINT_T0); }
+            else { _mm_prefetch((const char *)k, _MM_HINT_T1); _mm_prefetch((const char *)v, _MM_HINT_T1); }
+        }
 }
 
 /// Scores of the HC heads from h0 against every position (w[h * n + p]) and each head's
@@ -91,7 +95,7 @@ T256 INLINE void scores(const head_job *j, int64_t h0, const int HC, float *mx, 
             const __m256 u = _mm256_hadd_ps(_mm256_hadd_ps(acc[0][c], acc[1][c]), _mm256_hadd_ps(acc[2][c], acc[3][c]));
             const __m128 dots = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));   // [p .. p+3]
             _mm_storeu_ps(w + c * n + p, dots);
-            vmax[c] = _mm_max_ps(vmax[c], dots);
+            vmax[c] = _mm_max_ps(dots, vmax[c]);   // dots > max ? dots : max: a NaN score is skipped, as ref's `>` skips it
         }
     }
     for (int c = 0; c < HC; c++) {
@@ -100,8 +104,8 @@ T256 INLINE void scores(const head_job *j, int64_t h0, const int HC, float *mx, 
         mx[c] = -INFINITY;
         for (int i = 0; i < 4; i++) if (lanes[i] > mx[c]) mx[c] = lanes[i];
     }
-    if (first) prefetch_next(j, grouped, j->next_n);
     for (int64_t p = grouped; p < n; p++) {
+        if (first) prefetch_next(j, p, p + 1);
         const uint8_t *kp = j->k + p * rb;
         __m256 acc0[CK_HEADS_PER_PASS], acc1[CK_HEADS_PER_PASS];
         for (int c = 0; c < HC; c++) acc0[c] = acc1[c] = _mm256_setzero_ps();
@@ -171,8 +175,7 @@ T256 INLINE void heads_pass(const head_job *j, int64_t h0, const int HC) {
 
 /// The job's heads in passes of two (one for an odd last head), each reading the K and V rows
 /// once for both of its heads.
-__attribute__((target("avx2,fma,f16c")))
-void ck_attention_head_f16_avx2(const head_job *j) {
+T256 void ck_attention_head_f16_avx2(const head_job *j) {
     int64_t h = 0;
     for (; h + 2 <= j->heads; h += 2) heads_pass(j, h, 2);
     if (h < j->heads) heads_pass(j, h, 1);

@@ -21,6 +21,19 @@ typedef struct ck_head_job {
     int64_t next_n;              // its positions
 } head_job;
 
+/// Runs `one` on each of the job's heads alone (its q, w and out offset to the head): the
+/// kernels that read K and V once per head.
+static inline void ck_head_job_each(const head_job *j, void (*one)(const head_job *)) {
+    for (int64_t h = 0; h < j->heads; h++) {
+        head_job single = *j;
+        single.q = j->q + h * j->head_dim;
+        single.w = j->w + h * j->n;
+        single.out = j->out + h * j->head_dim;
+        single.heads = 1;
+        one(&single);
+    }
+}
+
 /// ck_attention_head_f16_avx2's order in scalar C (attention_ref.c): ref's.
 void ck_attention_head_f16_ref(const head_job *j);
 /// AVX2/F16C and the vector exp.

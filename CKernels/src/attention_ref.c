@@ -23,7 +23,8 @@
 #include "attention_q8_0_scalar.h"
 
 /// ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7)): the hadd tree of hsum8 / hsum4
-/// (attention_split.c, attention_split_avx512.c, ck_attention_head_f16_avx2's groups of eight).
+/// (attention_split.c, attention_split_avx512.c, ck_attention_head_f16_avx2's whole groups of
+/// eight positions).
 static float tree8_pairs(const float *x) {
     return ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
 }
@@ -206,16 +207,7 @@ static void one_head_f16_ref(const head_job *j) {
 
 /// Each of the job's heads alone: the AVX2 kernel's passes over two heads give each head these
 /// sums.
-void ck_attention_head_f16_ref(const head_job *j) {
-    for (int64_t h = 0; h < j->heads; h++) {
-        head_job one = *j;
-        one.q = j->q + h * j->head_dim;
-        one.w = j->w + h * j->n;
-        one.out = j->out + h * j->head_dim;
-        one.heads = 1;
-        one_head_f16_ref(&one);
-    }
-}
+void ck_attention_head_f16_ref(const head_job *j) { ck_head_job_each(j, one_head_f16_ref); }
 
 // ---- blocked prefill phases ------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
 // The threaded prefill driver for paths whose kernel computes a column range for any rows
-// (AVX-512 VNNI, AMX, and the float kernels of every SIMD path): the matrices on one quantized input run in one parallel region whose
-// threads take (matrix, L2 chunk of 16-row groups, 32-row block) units from a shared counter, the
-// scheduling the AVX2 prefill uses (a thread the OS delays does not hold a fixed share). Each unit
-// runs the kernel on its rows and columns over the whole K, so every output is exactly the
-// kernel's (and so the reference's).
+// (AVX-512 VNNI, AMX, and the float kernels of every SIMD path): the matrices on one quantized
+// input run in one parallel region whose threads take (matrix, L2 chunk of 16-row groups, 32-row
+// block) units from a shared counter, the scheduling the AVX2 prefill uses (a thread the OS
+// delays does not hold a fixed share); fewer than 8 rows (a batched decode step) split by
+// streamed bytes as decode does. Each unit runs the kernel on its rows and columns over the
+// whole K, so every output is exactly the kernel's (and so the reference's).
 #pragma STDC FP_CONTRACT OFF
 #include "ck_matmul.h"
 
@@ -60,7 +61,9 @@ static void prefill_units(const ck_matmul_desc *d, const ck_weights *w, const ck
     // in decode, so each thread takes one contiguous, byte-balanced share of the matrices. L2
     // chunks as units left a matrix of one or two chunks to one thread while the other waited
     // (SmolLM2, 4 rows: the 576-row matrices are one chunk each).
-    int repacked = 1;   // F32 keeps its raw rows: no streamed pieces to split
+    // F32 keeps its raw rows, no streamed pieces to split (the paths' tables send it to sgemm; a
+    // direct caller of this driver, as the ARM64 kernel tests, may still pass it).
+    int repacked = 1;
     for (int i = 0; i < count; i++) repacked &= ck_weight_format_info(w[i].format).repacked_block_bytes > 0;
     if (d[0].m < 8 && repacked) {
         ck_matmul_split_by_bytes(d, w, a, y, count, nthreads, kernel);

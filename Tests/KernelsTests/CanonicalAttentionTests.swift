@@ -44,6 +44,45 @@ import Testing
         .init(heads: 6, kvHeads: 2, headDim: 96, rows: 11, start: 50, window: 9, format: CK_KV_Q8_0, reversed: false),
     ]
 
+    /// The per-head kernel's jobs at 3 and 4 threads, where a thread's run of heads starts or
+    /// ends inside a KV head's group and a job's successor (whose rows it prefetches) is in the
+    /// next row; head dims 24 and 48 (a score tail of 16 + 8 dims, V passes of 24 and 32 + 16).
+    @Test(arguments: [
+        AttentionTests.Case(heads: 9, kvHeads: 3, headDim: 64, rows: 2, start: 30, window: 0, format: CK_KV_F16, reversed: false),
+        AttentionTests.Case(heads: 6, kvHeads: 2, headDim: 24, rows: 3, start: 12, window: 0, format: CK_KV_F16, reversed: true),
+        AttentionTests.Case(heads: 8, kvHeads: 2, headDim: 48, rows: 3, start: 40, window: 17, format: CK_KV_F16, reversed: false),
+    ])
+    func perHeadJobsAtMoreThreads(_ c: AttentionTests.Case) {
+        let f = AttentionTests.Fixture(c, seeds: (54, 55, 56))
+        let ref = f.run(threads: 1, path: .ref).out
+        for path in simdPaths {
+            for threads in [3, 4] {
+                let out = f.run(threads: threads, path: path).out
+                let bad = zip(ref, out).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(bad == 0, "\(c) \(path) \(threads) threads: \(bad) of \(out.count) outputs differ from ref")
+            }
+        }
+    }
+
+    /// NaN scores (K rows of NaN at positions 4-7 of twelve) are skipped by the softmax's max on
+    /// every path as ref's `>` skips them: a NaN lane of a vector max must not drop the larger
+    /// scores of positions 0-3 (the outputs stay finite, e^NaN being clamped, and depend on it).
+    @Test func nanScoresAreSkippedByTheMax() {
+        let c = AttentionTests.Case(heads: 4, kvHeads: 1, headDim: 64, rows: 2, start: 11, window: 0, format: CK_KV_F16, reversed: false)
+        let f = AttentionTests.Fixture(c, seeds: (57, 58, 59))
+        var k = f.k
+        for p in 4..<8 { for b in stride(from: p * f.rowBytes, to: (p + 1) * f.rowBytes, by: 2) { k[b] = 0x00; k[b + 1] = 0x7E } }
+        for threads in [1, 2] {
+            let ref = f.run(threads: threads, path: .ref, cache: (k, f.v)).out
+            #expect(ref.allSatisfy { $0.isFinite })
+            for path in simdPaths {
+                let out = f.run(threads: threads, path: path, cache: (k, f.v)).out
+                let bad = zip(ref, out).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(bad == 0, "\(path) \(threads) threads: \(bad) of \(out.count) outputs differ from ref")
+            }
+        }
+    }
+
     @Test(arguments: cases)
     func everyPathGivesRefsBits(_ c: AttentionTests.Case) {
         let f = AttentionTests.Fixture(c, seeds: (51, 52, 53))

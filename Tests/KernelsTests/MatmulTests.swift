@@ -128,25 +128,28 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     }
 
     /// The float formats' decode walks 64-row bands: four bands, the last partial, bit-identical
-    /// to the reference on one, two and three threads; on the AVX-512 paths both with the GFNI
-    /// E4M3 decode and with the one it replaces. Its cases run one at a time: each turns the
+    /// to the reference on one, two and three threads, for one activation row and for four (a
+    /// batched decode step, split between the threads at bands as decode is); on the AVX-512
+    /// paths both with the GFNI E4M3 decode and with the one it replaces. Its cases run one at a time: each turns the
     /// process-wide GFNI switch (other tests see the same bits either way).
     @Test(.serialized, arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2, .f16, .bf16])
     func floatDecodeAcrossBands(_ format: WeightFormat) throws {
         let n = 200, k = 256   // every matrix over CK_MIN_PARALLEL_BYTES, so the threads split it
         let w = try randomWeights(format, n: n, k: k, seed: 400)
-        let x = gaussians(k, seed: 9)
-        let ref = runMatmul(w, x, m: 1, path: .ref)
-        for gfni: Int32 in [1, 0] {
-            ck_float_avx512_use_gfni(gfni)
-            ck_float_avx512_use_gfni_emu(gfni)
-            defer { ck_float_avx512_use_gfni(1); ck_float_avx512_use_gfni_emu(1) }
-            #expect(ck_float_avx512_use_gfni_emu(-1) == gfni)
-            for path in simdPaths {
-                for threads in [1, 2, 3] {
-                    let y = runMatmul(w, x, m: 1, path: path, threads: threads)
-                    let differ = (0..<n).filter { y[$0].bitPattern != ref[$0].bitPattern }
-                    #expect(differ.count == 0, "\(format) \(path) gfni=\(gfni) t=\(threads): first row \(differ.first ?? -1)")
+        for m in [1, 4] {
+            let x = gaussians(m * k, seed: 9)
+            let ref = runMatmul(w, x, m: m, path: .ref)
+            for gfni: Int32 in [1, 0] {
+                ck_float_avx512_use_gfni(gfni)
+                ck_float_avx512_use_gfni_emu(gfni)
+                defer { ck_float_avx512_use_gfni(1); ck_float_avx512_use_gfni_emu(1) }
+                #expect(ck_float_avx512_use_gfni_emu(-1) == gfni)
+                for path in simdPaths {
+                    for threads in [1, 2, 3] {
+                        let y = runMatmul(w, x, m: m, path: path, threads: threads)
+                        let differ = (0..<(m * n)).filter { y[$0].bitPattern != ref[$0].bitPattern }
+                        #expect(differ.count == 0, "\(format) \(path) m=\(m) gfni=\(gfni) t=\(threads): first output \(differ.first ?? -1)")
+                    }
                 }
             }
         }
