@@ -5,21 +5,12 @@
 // so every path gives its bits.
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 #include "ck_ops.h"
 #include "ck_matmul.h"
 #include "attention_heads.h"
-#if defined(__x86_64__)
-#include "avx2_exp.h"
-#include "avx2_reduce.h"
-#endif
+#include "attention_avx2.h"
 
 #if defined(__x86_64__)   // the AVX2/F16C per-head kernel
-#define T256 __attribute__((target("avx2,fma,f16c")))
-#define INLINE static inline __attribute__((always_inline))
-T256 INLINE __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
 /// w[0..n) = e^(w - max) with the vector exp (as the blocked prefill kernel's softmax); returns
 /// 1 / their sum. Whole groups of 8 in place, the tail through a padded copy.
@@ -48,6 +39,7 @@ T256 static float softmax_avx2(float *w, int64_t n, float max) {
 /// for both (two heads: 8 accumulators, 2 query vectors and one K vector in the 16 ymm; three
 /// spilled an accumulator to the stack in both loops).
 #define CK_HEADS_PER_PASS 2
+_Static_assert(CK_HEADS_PER_PASS <= F16_DOTS_MAX, "f16_dots serves every pass");
 /// Output dimensions accumulated per pass over the positions: 4 registers of 8 lanes per head.
 #define CK_V_CHUNK 32
 
@@ -106,23 +98,10 @@ T256 INLINE void scores(const head_job *j, int64_t h0, const int HC, float *mx, 
     }
     for (int64_t p = grouped; p < n; p++) {
         if (first) prefetch_next(j, p, p + 1);
-        const uint8_t *kp = j->k + p * rb;
-        __m256 acc0[CK_HEADS_PER_PASS], acc1[CK_HEADS_PER_PASS];
-        for (int c = 0; c < HC; c++) acc0[c] = acc1[c] = _mm256_setzero_ps();
-        int64_t d = 0;
-        for (; d + 16 <= hd; d += 16) {
-            const __m256 k0 = load_half8(kp + 2 * d), k1 = load_half8(kp + 2 * d + 16);
-            for (int c = 0; c < HC; c++) {
-                acc0[c] = _mm256_fmadd_ps(_mm256_loadu_ps(q + c * hd + d), k0, acc0[c]);
-                acc1[c] = _mm256_fmadd_ps(_mm256_loadu_ps(q + c * hd + d + 8), k1, acc1[c]);
-            }
-        }
-        if (d < hd) {
-            const __m256 k0 = load_half8(kp + 2 * d);
-            for (int c = 0; c < HC; c++) acc0[c] = _mm256_fmadd_ps(_mm256_loadu_ps(q + c * hd + d), k0, acc0[c]);
-        }
+        __m256 acc[CK_HEADS_PER_PASS];
+        f16_dots(q, hd, j->k + p * rb, HC, acc);
         for (int c = 0; c < HC; c++) {
-            const float dot = ck_hsum256(_mm256_add_ps(acc0[c], acc1[c]));
+            const float dot = ck_hsum256(acc[c]);
             w[c * n + p] = dot;
             if (dot > mx[c]) mx[c] = dot;
         }

@@ -60,11 +60,10 @@ int64_t ck_attention_split_scratch_floats(int64_t capacity, int64_t heads, int64
 }
 
 #if defined(__x86_64__)   // the AVX2 split-K units
-T256 static inline __m256 load_half8(const uint8_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
-
 /// Query heads served per pass over a K row or a V chunk (SPLIT_GW): each K row and V chunk is
 /// converted once per four heads (SmolLM2: 3 per KV head, Gemma 3: 4) instead of once per head.
 enum { GMAX = SPLIT_GW };
+_Static_assert(GMAX <= F16_DOTS_MAX, "f16_dots serves every pass");
 
 #include "attention_split_q8_0.h"
 
@@ -72,26 +71,11 @@ enum { GMAX = SPLIT_GW };
 /// fp16: one FMA per head per eight converted elements. Block formats: a 32-element block's
 /// four FMAs per head in a short chain, then times unit * scale into acc.
 T256 INLINE void row_dots(ck_kv_format F, const float *q, int64_t hd, const uint8_t *seg, int G, __m256 *acc) {
-    for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
     if (F == CK_KV_F16) {
-        // Two chains per head (even and odd groups of eight) halve the FMA latency per row.
-        __m256 odd[GMAX];
-        for (int i = 0; i < G; i++) odd[i] = _mm256_setzero_ps();
-        int64_t d = 0;
-        for (; d + 16 <= hd; d += 16) {
-            const __m256 k0 = load_half8(seg + 2 * d), k1 = load_half8(seg + 2 * d + 16);
-            for (int i = 0; i < G; i++) {
-                acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + d), k0, acc[i]);
-                odd[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + d + 8), k1, odd[i]);
-            }
-        }
-        if (d < hd) {
-            const __m256 k0 = load_half8(seg + 2 * d);
-            for (int i = 0; i < G; i++) acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * hd + d), k0, acc[i]);
-        }
-        for (int i = 0; i < G; i++) acc[i] = _mm256_add_ps(acc[i], odd[i]);
+        f16_dots(q, hd, seg, G, acc);   // two chains per head halve the FMA latency per row
         return;
     }
+    for (int i = 0; i < G; i++) acc[i] = _mm256_setzero_ps();
     for (int64_t b = 0; b < hd / 32; b++) {
         const uint8_t *blk = seg + b * kv_block_bytes(F);
         __m256 t[GMAX];
