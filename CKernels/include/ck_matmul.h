@@ -69,7 +69,7 @@ typedef struct {
     int kscale_rec;      ///< K-quants (Q3_K, Q4_K, Q5_K, Q6_K): bytes of one scale record in dw (see
                          ///< ck_weights), else 0
     int code4;           ///< packed4 holds 4-bit codes that ck_code4_u maps to u (MXFP4, IQ4_NL, IQ4_XS), not u
-    int e8m0_offset;     ///< nonzero: dw holds the stored ue8m0 codes, one byte per row and block, for scales 2^(e - e8m0_offset) (MXFP4 128, MXINT8 133)
+    int e8m0_offset;     ///< nonzero: dw holds the stored ue8m0 codes, one byte per row and block, for scales 2^(e - e8m0_offset) (MXFP4 128, MXINT8 133, MXFP8 127)
     int64_t qs_block_bytes;       ///< repacked value bytes (qs) per 16-row group and 32-block: 256
                                   ///< (packed4), 512 (byte layout, MXFP8 codes), else 0 (also
                                   ///< Q5_0, stored only as its compact copy qs_dec)
@@ -143,14 +143,21 @@ const uint8_t *ck_code4_u(ck_weight_format f);
 ///    the kernels form dw = 2^(e - 128) in registers (ck_e8m0_bits), exactly the reference's;
 ///    MXINT8 keeps its scale codes the same way (8.25 bits per weight, as in the file), its
 ///    dw = 2^(e - 133) (the block scale times the elements' 2^-6);
-///  - MXFP8: qs = [band][block][32][64] the 8-bit codes as stored, a band being 64 rows (four
-///    groups, CK_FLOAT_BAND; k-major within a block, so one 64-byte load is one k of the band's
-///    rows) and dw = [band][block][64] fp32 block scales (ck_float_value_index,
-///    ck_float_scale_index); a block holding an E4M3 NaN code gets a NaN scale (its outputs are
-///    NaN, as in the reference). Decode walks a band as one address-ordered stream with four
-///    (AVX-512) or eight (AVX2) chains of FMAs in flight: with the band's four groups stored
-///    apart, the four streams reached ~0.7 of the read rate from DRAM, one stream ~0.87;
-///  - F16, BF16: qs = [band][block][32][64] the 16-bit values as stored (2 bytes each, k-major as
+///  - MXFP8: qs = [band][block pair][32][2][64] the 8-bit codes as stored, a band being 64 rows
+///    (four groups, CK_FLOAT_BAND): k-major, one 64-byte load one k of the band's rows, and the k
+///    of two consecutive blocks interleaved (an odd last block alone: [32][64]), so 128
+///    contiguous bytes are one k of both; dw = [band][block][64] the ue8m0 scale codes as stored
+///    (e8m0_offset 127: 2^(e - 127); ck_float_value_index, ck_float_scale_index), so the stream
+///    is the file's 33 bytes a block, not 36 with fp32 scales. A block holding an E4M3 NaN code
+///    gets the NaN scale code 255 (its outputs are NaN, as in the reference); E5M2 keeps mw =
+///    [band][block][4] bytes, 1 where the 16-row group's block holds an infinity or NaN code (the
+///    GFNI decode, which reads those codes as finite numbers, sums such blocks again). Decode walks a band as one
+///    address-ordered stream: with the band's four groups stored apart, the four streams reached
+///    ~0.7 of the read rate from DRAM, one stream ~0.87. Each row's sum runs in k order within a
+///    block, so a block's four AVX-512 chains wait on the fma latency every k; a pair's blocks are
+///    independent chains, eight in flight, read from one stream (two blocks 2 KiB apart, as two
+///    streams, read slower from DRAM than one);
+///  - F16, BF16: qs = [band][block pair][32][2][64] the 16-bit values as stored (2 bytes each, laid out as
 ///    MXFP8's codes), no scales: the MXFP8 kernels with a unit scale. F32 keeps no copy (sgemm
 ///    reads raw).
 /// Rows n..(n rounded up to 16, or for the float formats to a band) are zero padding
@@ -171,12 +178,15 @@ typedef struct {
 #define CK_FLOAT_BAND 64
 
 /// Index (values, not bytes) in a float format's qs of row r's value at 32-block b, element i of
-/// a matrix with nb blocks per row: [band][block][32][CK_FLOAT_BAND].
+/// a matrix with nb blocks per row: [band][block pair][32][2][CK_FLOAT_BAND], the last block
+/// alone ([32][CK_FLOAT_BAND]) when nb is odd.
 static inline int64_t ck_float_value_index(int64_t nb, int64_t r, int64_t b, int64_t i) {
-    return ((r / CK_FLOAT_BAND * nb + b) * 32 + i) * CK_FLOAT_BAND + r % CK_FLOAT_BAND;
+    const int64_t first = b & ~(int64_t)1, ways = first + 1 < nb ? 2 : 1;
+    return ((r / CK_FLOAT_BAND * nb + first) * 32 + i * ways + (b & 1)) * CK_FLOAT_BAND + r % CK_FLOAT_BAND;
 }
 
-/// Index (floats) in MXFP8's dw of row r's scale at 32-block b: [band][block][CK_FLOAT_BAND].
+/// Index (bytes: a code per row) in MXFP8's dw of row r's scale at 32-block b:
+/// [band][block][CK_FLOAT_BAND].
 static inline int64_t ck_float_scale_index(int64_t nb, int64_t r, int64_t b) {
     return (r / CK_FLOAT_BAND * nb + b) * CK_FLOAT_BAND + r % CK_FLOAT_BAND;
 }

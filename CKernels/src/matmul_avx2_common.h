@@ -26,6 +26,16 @@ T256 INLINE __m256 ck_load_scales8(const void *base, int64_t i, const int HS) {
               : _mm256_loadu_ps((const float *)base + i);
 }
 
+/// 2^(e - off) for 8 ue8m0 codes e8[0..7], as ck_e8m0_bits (NaN for the code 255).
+T256 INLINE __m256 ck_e8m0_scales8(const uint8_t *e8, int off) {
+    const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)e8));
+    const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(off - 127)), 23);
+    const __m256i tiny = _mm256_sllv_epi32(_mm256_set1_epi32(1 << (149 - off)), e);
+    __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(_mm256_set1_epi32(off - 126), e));
+    bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(e, _mm256_set1_epi32(255)));
+    return _mm256_castsi256_ps(bits);
+}
+
 /// The 8 fp32 row scales of rows 8h..8h+7 of group g, 32-block b (nb blocks per row): which = 0
 /// dw (the first half-block's for Q6_K), 1 Q6_K's second half-block dw, 2 mw (has_min formats).
 /// K records: the products d * sc and -(dmin * m), exact in fp32 as in ck_decode_block32.
@@ -38,15 +48,8 @@ T256 INLINE __m256 ck_scales8(const void *dw, const void *mw, int64_t nb, int64_
         const __m256 v = _mm256_mul_ps(d, _mm256_cvtepi32_ps(NSC == 2 ? _mm256_cvtepi8_epi32(codes) : _mm256_cvtepu8_epi32(codes)));
         return which == 2 ? _mm256_xor_ps(v, _mm256_set1_ps(-0.0f)) : v;
     }
-    if (SC == CK_SC_E8 || SC == CK_SC_E8I) {   // 2^(e - offset) from the ue8m0 code, as ck_e8m0_bits
-        const int off = ck_e8m0_plane_offset(SC);
-        const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)((const uint8_t *)dw + (g * nb + b) * CK_R + 8 * h)));
-        const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(off - 127)), 23);
-        const __m256i tiny = _mm256_sllv_epi32(_mm256_set1_epi32(1 << (149 - off)), e);
-        __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(_mm256_set1_epi32(off - 126), e));
-        bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(e, _mm256_set1_epi32(255)));
-        return _mm256_castsi256_ps(bits);
-    }
+    if (SC == CK_SC_E8 || SC == CK_SC_E8I)
+        return ck_e8m0_scales8((const uint8_t *)dw + (g * nb + b) * CK_R + 8 * h, ck_e8m0_plane_offset(SC));
     if (which == 2) return ck_load_scales8(mw, (g * nb + b) * CK_R + 8 * h, SC == CK_SC_F16);
     return ck_load_scales8(dw, ((g * nb + b) * NSC + which) * CK_R + 8 * h, SC == CK_SC_F16);
 }

@@ -26,6 +26,7 @@ T256 INLINE __m256 decode8_e4m3_biased(const uint8_t *codes) {
 #define LANES 8
 #define ROWS 4
 #define PASS_UNITS 2
+#define DECODE_PAIRS 0
 #define V_ZERO() _mm256_setzero_ps()
 #define V_SET1(f) _mm256_set1_ps(f)
 #define V_MUL(a, b) _mm256_mul_ps(a, b)
@@ -37,6 +38,7 @@ T256 INLINE __m256 decode8_e4m3_biased(const uint8_t *codes) {
 #define V_DECODE_E4M3_BIASED(codes) decode8_e4m3_biased(codes)
 #define V_DECODE_F16(h) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h)))
 #define V_DECODE_BF16(h) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(h))), 16))
+#define V_E8M0_SCALES(codes, off) ck_e8m0_scales8(codes, off)
 #define KERNEL ck_matmul_float_avx2
 #include "matmul_float_kernel.h"
 #endif

@@ -1,6 +1,6 @@
 // MXFP8 (E4M3 / E5M2 codes, one ue8m0 scale per 32) and F16 / BF16 on AVX-512 with fp32 activations:
 // matmul_float_kernel.h on 16 lanes (16 rows per register, tiles of up to 16 activation rows).
-// Weights stay 8-bit in memory (ck_matmul.h: qs = [band][block][32][64] codes).
+// Weights stay 8-bit in memory (ck_matmul.h: qs = [band][block pair][32][2][64] codes).
 //
 // A code becomes its value in registers, exactly: sign-extended to 16 bits and shifted left 7,
 // with bit 14 cleared, an E4M3 code is the binary16 of its value times 2^-8 (subnormals
@@ -17,6 +17,7 @@
 #include "ck_matmul.h"
 
 #include "avx512_target.h"
+#include "scales_avx512.h"
 
 /// The 16 codes of one k in a 16-row group -> their fp32 values, E4M3 ones times 2^-8 (exact).
 T512 static inline __attribute__((always_inline)) __m512 decode16_scaled(const uint8_t *codes, const int E4M3) {
@@ -51,6 +52,7 @@ static void band_e5m2_gfni(const ck_matmul_desc *d, const ck_weights *w, const f
 #define LANES 16
 #define ROWS 8
 #define PASS_UNITS 2
+#define DECODE_PAIRS 1
 #define V_ZERO() _mm512_setzero_ps()
 #define V_SET1(f) _mm512_set1_ps(f)
 #define V_MUL(a, b) _mm512_mul_ps(a, b)
@@ -62,6 +64,7 @@ static void band_e5m2_gfni(const ck_matmul_desc *d, const ck_weights *w, const f
 #define V_DECODE_E4M3_BIASED(codes) decode16_e4m3_biased(codes)
 #define V_DECODE_F16(h) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(h)))
 #define V_DECODE_BF16(h) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(h))), 16))
+#define V_E8M0_SCALES(codes, off) ck_e8m0_scales16(codes, off)
 #define KERNEL ck_matmul_float_avx512
 #include "matmul_float_kernel.h"
 
@@ -78,7 +81,8 @@ static void band_e5m2_gfni(const ck_matmul_desc *d, const ck_weights *w, const f
 // 0..3): the block scales take that order (a 4 x 4 transpose of 128-bit lanes) and the sums give
 // it back before they are stored. Each lane still runs its row's chain in k order: bits as the
 // reference. E5M2's infinity and NaN codes (exponent 31) would read as finite numbers: a block
-// holding one is found as it is read (two ops per 64 codes) and summed again through vcvtph2ps.
+// holding one, flagged by the repack (ck_weights' mw), is summed again through vcvtph2ps. (Found
+// as the block was read, it cost two ops of every fourteen per 64 codes.)
 
 #ifdef CK_AVX512_EMULATED
 #define T512G
@@ -135,47 +139,77 @@ T512G INLINE void decode64_biased(__m512i c, __m512 v[4], const int E5M2) {
     v[3] = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, hi));
 }
 
+/// The partial sums of a band's NB blocks that share k steps in qs (a pair, or an odd last block
+/// alone; q: their k = 0; xs: their 32 * NB activations, scaled): p[j][r] = the sum over block j's
+/// k in order of value times activation, as the reference forms it. A block's four chains wait
+/// on the fma before them (four cycles) every k; a pair's eight keep the FMA pipes busy.
+T512G INLINE void gfni_block_sums(const uint8_t *q, const float *xs, __m512 p[][4], const int NB, const int E5M2) {
+    UNROLL for (int j = 0; j < NB; j++) UNROLL for (int l = 0; l < 4; l++) p[j][l] = _mm512_setzero_ps();
+    for (int i = 0; i < 32; i++) {
+        UNROLL for (int j = 0; j < NB; j++) {
+            const uint8_t *at = q + (i * NB + j) * CK_FLOAT_BAND;
+            _mm_prefetch((const char *)at + CK_DECODE_PF_BYTES, _MM_HINT_T0);   // a line a load, not a burst a block
+            const __m512 xv = _mm512_set1_ps(xs[j * 32 + i]);
+            __m512 v[4];
+            decode64_biased(_mm512_loadu_si512((const void *)at), v, E5M2);
+            UNROLL for (int l = 0; l < 4; l++) p[j][l] = _mm512_fmadd_ps(v[l], xv, p[j][l]);
+        }
+    }
+}
+
+/// Block b's partial sums p (register order) into acc (q: its codes at k = 0, one k every
+/// `stride` bytes): first, for an E5M2 block whose band holds an infinity or NaN code there (the
+/// repack's flags), p again from its binary16 values and the activations themselves (the same
+/// exact products, so the same sums where the codes are finite); then acc = fma(scale, p, acc).
+T512G INLINE void gfni_block_into(const ck_weights *w, const uint8_t *q, int64_t stride, const float *x, int64_t nb,
+                                  int64_t band, int64_t b, __m512 p[4], __m512 acc[4], const int E5M2) {
+    const int64_t at = ck_float_scale_index(nb, band * CK_FLOAT_BAND, b);
+    uint32_t special = 0;   // the band's four group flags
+    if (E5M2) memcpy(&special, (const uint8_t *)w->mw + at / CK_R, sizeof special);
+    if (special) {
+        __m512 pn[4];
+        UNROLL for (int l = 0; l < 4; l++) pn[l] = _mm512_setzero_ps();
+        for (int i = 0; i < 32; i++) {
+            const __m512 xv = _mm512_set1_ps(x[b * 32 + i]);
+            UNROLL for (int l = 0; l < 4; l++) pn[l] = _mm512_fmadd_ps(decode16_scaled(q + i * stride + 16 * l, 0), xv, pn[l]);
+        }
+        transpose_lanes(pn, p);
+    }
+    __m512 s[4], sj[4];
+    UNROLL for (int l = 0; l < 4; l++) s[l] = ck_e8m0_scales16((const uint8_t *)w->dw + at + 16 * l, CK_MXFP8_E8M0_OFFSET);
+    transpose_lanes(s, sj);
+    UNROLL for (int j = 0; j < 4; j++) acc[j] = _mm512_fmadd_ps(sj[j], p[j], acc[j]);
+}
+
 /// fp8_decode_band for MXFP8 with the activation scaled by 2^120 (E4M3) or 2^112 (E5M2),
-/// decoding with GFNI.
+/// decoding with GFNI, a block pair at a time.
 T512G INLINE void band_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
                             int64_t n0, int64_t n1, const int E5M2) {
-    const int64_t nb = d->k / 32, block_bytes = 32 * CK_FLOAT_BAND;
-    const uint8_t *codes = w->qs + ck_float_value_index(nb, band * CK_FLOAT_BAND, 0, 0);
-    const float *scales = (const float *)w->dw + ck_float_scale_index(nb, band * CK_FLOAT_BAND, 0);
-    const __m512i exponent = _mm512_set1_epi8(0x7C);   // E5M2's exponent bits, all set in its infinity and NaN codes
+    const int64_t nb = d->k / 32;
+    const uint8_t *scale_codes = (const uint8_t *)w->dw + ck_float_scale_index(nb, band * CK_FLOAT_BAND, 0);
+    const float scale_x = E5M2 ? 0x1p112f : 0x1p120f;
     __m512 acc[4];
     UNROLL for (int j = 0; j < 4; j++) acc[j] = _mm512_setzero_ps();
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *q = codes + b * block_bytes;
-        fp8_prefetch_band_block((const char *)codes, (const char *)scales, b, 1);
-        float xs[32] __attribute__((aligned(64)));   // the activations times the inverse power
-        fp8_scaled_block(x, b, E5M2 ? 0x1p112f : 0x1p120f, xs);
-        __m512 p[4];
-        UNROLL for (int j = 0; j < 4; j++) p[j] = _mm512_setzero_ps();
-        __mmask64 special = 0;
-        for (int i = 0; i < 32; i++) {
-            const __m512 xv = _mm512_set1_ps(xs[i]);
-            const __m512i c = _mm512_loadu_si512((const void *)(q + i * CK_FLOAT_BAND));
-            if (E5M2) special |= _mm512_cmpeq_epi8_mask(_mm512_and_si512(c, exponent), exponent);
-            __m512 v[4];
-            decode64_biased(c, v, E5M2);
-            UNROLL for (int j = 0; j < 4; j++) p[j] = _mm512_fmadd_ps(v[j], xv, p[j]);
-        }
-        if (E5M2 && special) {
-            // The block again from its binary16 values and the activations themselves (the
-            // same exact products, so the same sums where the codes are finite).
-            __m512 pn[4];
-            UNROLL for (int l = 0; l < 4; l++) pn[l] = _mm512_setzero_ps();
-            for (int i = 0; i < 32; i++) {
-                const __m512 xv = _mm512_set1_ps(x[b * 32 + i]);
-                UNROLL for (int l = 0; l < 4; l++) pn[l] = _mm512_fmadd_ps(decode16_scaled(q + i * CK_FLOAT_BAND + 16 * l, 0), xv, pn[l]);
-            }
-            transpose_lanes(pn, p);
-        }
-        __m512 s[4], sj[4];
-        UNROLL for (int l = 0; l < 4; l++) s[l] = _mm512_loadu_ps(scales + b * CK_FLOAT_BAND + 16 * l);
-        transpose_lanes(s, sj);
-        UNROLL for (int j = 0; j < 4; j++) acc[j] = _mm512_fmadd_ps(sj[j], p[j], acc[j]);
+    int64_t b = 0;
+    for (; b + 2 <= nb; b += 2) {
+        const uint8_t *q = w->qs + ck_float_value_index(nb, band * CK_FLOAT_BAND, b, 0);
+        _mm_prefetch((const char *)scale_codes + b * CK_FLOAT_BAND + CK_DECODE_PF_BYTES / 32, _MM_HINT_T0);
+        _mm_prefetch((const char *)scale_codes + (b + 1) * CK_FLOAT_BAND + CK_DECODE_PF_BYTES / 32, _MM_HINT_T0);
+        float xs[64] __attribute__((aligned(64)));   // the activations times the inverse power
+        fp8_scaled_block(x, b, scale_x, xs);
+        fp8_scaled_block(x, b + 1, scale_x, xs + 32);
+        __m512 p[2][4];
+        gfni_block_sums(q, xs, p, 2, E5M2);
+        gfni_block_into(w, q, 2 * CK_FLOAT_BAND, x, nb, band, b, p[0], acc, E5M2);
+        gfni_block_into(w, q + CK_FLOAT_BAND, 2 * CK_FLOAT_BAND, x, nb, band, b + 1, p[1], acc, E5M2);
+    }
+    if (b < nb) {   // an odd last block
+        const uint8_t *q = w->qs + ck_float_value_index(nb, band * CK_FLOAT_BAND, b, 0);
+        float xs[32] __attribute__((aligned(64)));
+        fp8_scaled_block(x, b, scale_x, xs);
+        __m512 p[1][4];
+        gfni_block_sums(q, xs, p, 1, E5M2);
+        gfni_block_into(w, q, CK_FLOAT_BAND, x, nb, band, b, p[0], acc, E5M2);
     }
     __m512 out[4];
     transpose_lanes(acc, out);

@@ -7,21 +7,23 @@
 //   V_DECODE_E4M3_BIASED(codes)    LANES E4M3 codes -> fp32 values times 2^-120 (exact)
 //   V_DECODE_F16(halves)           LANES binary16 values -> fp32 (exact)
 //   V_DECODE_BF16(values)          LANES bfloat16 values -> fp32 (exact: the top halves)
+//   V_E8M0_SCALES(codes, off)      LANES ue8m0 codes -> 2^(code - off), as ck_e8m0_bits
 //   ROWS            activation rows of the largest prefill tile
 //   PASS_UNITS      units per prefill tile (registers: ROWS x PASS_UNITS chains, PASS_UNITS
 //                   weights and one broadcast)
 //   KERNEL          the entry point's name
+//   DECODE_PAIRS    1: decode runs a block pair's chains side by side (fp8_decode_band)
 // and may define BAND_GFNI_READY() with BAND_E4M3_GFNI(d, w, x, y, band, n0, n1) and
 // BAND_E5M2_GFNI(...), decodes of one band with the activation scaled by 2^120 (E4M3) or 2^112
 // (E5M2) that the kernel takes instead of its own when ready (matmul_float_avx512.c).
 //
-// Layout (ck_matmul.h): qs = [band][block][32][64] codes, dw = [band][block][64] fp32 scales.
+// Layout (ck_matmul.h): qs = [band][block pair][32][2][64] codes, dw = [band][block][64] ue8m0 scale codes.
 // A "unit" is LANES consecutive rows from u * LANES. Per output and block: p = fma(value_i,
 // x_i, p) from 0 over i = 0..31, then acc = fma(scale, p, acc) — the reference's sequence, so
 // every output is bit-identical to it.
 //
-// Decode (M = 1) takes a band at a time, its units' chains side by side (four on AVX-512, eight
-// on AVX2), reading the band's blocks in address order. E4M3 decode scales the activation by
+// Decode (M = 1) takes a band at a time, its units' chains side by side (on AVX-512 four a block,
+// a block pair's eight; eight on AVX2), reading the band's blocks in address order. E4M3 decode scales the activation by
 // 2^120 or 2^8 where that stays finite (ck_fp8_activation_shift) and
 // the weights by the inverse, which their decode gets for free: the 2^-120 form is the code's
 // bits moved under fp32's exponent (three integer ops per register, about 1.6 times the rate of
@@ -57,7 +59,7 @@ static inline int64_t fp8_code_offset(int64_t u, int64_t nb, int64_t b, int i) {
     return ck_float_value_index(nb, u * LANES, b, i);
 }
 
-/// Offset (floats) of unit u's scales at block b.
+/// Offset (bytes: scale codes) of unit u's scales at block b.
 static inline int64_t fp8_scale_offset(int64_t u, int64_t nb, int64_t b) {
     return ck_float_scale_index(nb, u * LANES, b);
 }
@@ -77,9 +79,9 @@ TARGET INLINE VEC code_value(const uint8_t *qs, int64_t at, const int KIND, cons
     return SX ? V_DECODE_SCALED(qs + at, KIND == FK_E4M3) : fp8_decode(qs + at, KIND == FK_E4M3);
 }
 
-/// Unit u's scales at block b (a unit scale for F16 and BF16).
+/// Unit u's scales at block b from their ue8m0 codes (a unit scale for F16 and BF16).
 TARGET INLINE VEC block_scale(const ck_weights *w, int64_t u, int64_t nb, int64_t b, const int KIND) {
-    return KIND >= FK_F16 ? V_SET1(1.0f) : V_LOADU((const float *)w->dw + fp8_scale_offset(u, nb, b));
+    return KIND >= FK_F16 ? V_SET1(1.0f) : V_E8M0_SCALES((const uint8_t *)w->dw + fp8_scale_offset(u, nb, b), CK_MXFP8_E8M0_OFFSET);
 }
 
 /// Unit u's block b decoded into wj[32][LANES] (prefill); returns the block's scales.
@@ -104,13 +106,11 @@ TARGET INLINE void fp8_store_rows(const ck_matmul_desc *d, float *y, int64_t row
         if (row0 + r >= n0 && row0 + r < n1) y[row0 + r] = d->accumulate ? y[row0 + r] + tmp[r] : tmp[r];
 }
 
-/// Asks for a band's block b + CK_DECODE_PF_BYTES ahead in its stream (codes: the band's block 0,
-/// values of esize bytes; the next band follows it) and for its scales (an eighth of the codes'
-/// bytes; NULL for F16 and BF16) an eighth as far ahead.
-TARGET INLINE void fp8_prefetch_band_block(const char *codes, const char *scales, int64_t b, const int64_t esize) {
-    const int64_t block_bytes = 32 * CK_FLOAT_BAND * esize;
-    UNROLL for (int64_t o = 0; o < block_bytes; o += 64) V_PREFETCH(codes + b * block_bytes + CK_DECODE_PF_BYTES * esize + o);
-    if (scales) V_PREFETCH(scales + b * CK_FLOAT_BAND * (int64_t)sizeof(float) + CK_DECODE_PF_BYTES / 8);
+/// Asks for the lines `bytes` bytes from `at` (one k of a band's blocks that share k steps)
+/// CK_DECODE_PF_BYTES ahead in the band's stream (values of esize bytes): a line a load rather
+/// than a block's lines in one burst, which outran the core's outstanding misses.
+TARGET INLINE void fp8_prefetch_k(const char *at, const int64_t bytes, const int64_t esize) {
+    UNROLL for (int64_t o = 0; o < bytes; o += 64) V_PREFETCH(at + o + CK_DECODE_PF_BYTES * esize);
 }
 
 /// Block b's 32 activations times `scale` into xs, which the decode loop broadcasts from memory
@@ -119,33 +119,49 @@ TARGET INLINE void fp8_scaled_block(const float *x, int64_t b, float scale, floa
     UNROLL for (int i = 0; i < 32; i += LANES) V_STOREU(xs + i, V_MUL(V_LOADU(x + b * 32 + i), V_SET1(scale)));
 }
 
+/// Blocks b .. b + NB - 1 of band units u0.. (NB = 2: a pair sharing k steps in qs; 1: a block
+/// alone) into acc: per block p = fma(value, x, p) over its k in order, the blocks' chains side
+/// by side, then acc = fma(scale, p, acc) block by block. SX as fp8_decode_band.
+TARGET INLINE void fp8_band_blocks(const ck_weights *w, const float *x, int64_t nb, int64_t u0, int64_t b, VEC *acc,
+                                   const int NB, const int KIND, const int SX) {
+    const int64_t esize = KIND >= FK_F16 ? 2 : 1;   // bytes per value in qs
+    if (KIND < FK_F16)
+        UNROLL for (int j = 0; j < NB; j++)
+            V_PREFETCH((const char *)w->dw + fp8_scale_offset(u0, nb, b + j) + CK_DECODE_PF_BYTES / 32);
+    float xs[2 * 32] __attribute__((aligned(64)));
+    const float *xb = x + b * 32;
+    if (SX) {
+        UNROLL for (int j = 0; j < NB; j++) fp8_scaled_block(x, b + j, SX == 120 ? 0x1p120f : 0x1p8f, xs + 32 * j);
+        xb = xs;
+    }
+    VEC p[2][BAND_UNITS];
+    UNROLL for (int j = 0; j < NB; j++) UNROLL for (int u = 0; u < BAND_UNITS; u++) p[j][u] = V_ZERO();
+    for (int i = 0; i < 32; i++) {
+        fp8_prefetch_k((const char *)w->qs + fp8_code_offset(u0, nb, b, i) * esize, NB * CK_FLOAT_BAND * esize, esize);
+        UNROLL for (int j = 0; j < NB; j++) {
+            const VEC xv = V_SET1(xb[32 * j + i]);
+            UNROLL for (int u = 0; u < BAND_UNITS; u++)
+                p[j][u] = V_FMA(code_value(w->qs, fp8_code_offset(u0 + u, nb, b + j, i), KIND, SX), xv, p[j][u]);
+        }
+    }
+    UNROLL for (int j = 0; j < NB; j++)
+        UNROLL for (int u = 0; u < BAND_UNITS; u++) acc[u] = V_FMA(block_scale(w, u0 + u, nb, b + j, KIND), p[j][u], acc[u]);
+}
+
 /// Band `band` for one activation row (decode), its rows in [n0, n1) stored. SX (E4M3): x
 /// scales exactly by 2^SX (ck_fp8_activation_shift), so the weights are decoded times 2^-SX and
-/// the broadcast activation takes the 2^SX, once for all BAND_UNITS units.
+/// the broadcast activation takes the 2^SX, once for all BAND_UNITS units. A pair's blocks run
+/// side by side where the registers hold both (DECODE_PAIRS: AVX-512's four chains a block
+/// would wait on the fma latency; AVX2's eight do not, and sixteen would not fit).
 TARGET INLINE void fp8_decode_band(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y,
                                    int64_t band, int64_t n0, int64_t n1, const int KIND, const int SX) {
     const int64_t nb = d->k / 32, u0 = band * BAND_UNITS;
-    const int64_t esize = KIND >= FK_F16 ? 2 : 1;   // bytes per value in qs
-    const char *codes = (const char *)w->qs + fp8_code_offset(u0, nb, 0, 0) * esize;
-    const char *scales = KIND < FK_F16 ? (const char *)((const float *)w->dw + fp8_scale_offset(u0, nb, 0)) : NULL;
     VEC acc[BAND_UNITS];
     UNROLL for (int u = 0; u < BAND_UNITS; u++) acc[u] = V_ZERO();
-    for (int64_t b = 0; b < nb; b++) {
-        fp8_prefetch_band_block(codes, scales, b, esize);
-        float xs[32] __attribute__((aligned(64)));
-        const float *xb = x + b * 32;
-        if (SX) {
-            fp8_scaled_block(x, b, SX == 120 ? 0x1p120f : 0x1p8f, xs);
-            xb = xs;
-        }
-        VEC p[BAND_UNITS];
-        UNROLL for (int u = 0; u < BAND_UNITS; u++) p[u] = V_ZERO();
-        for (int i = 0; i < 32; i++) {
-            const VEC xv = V_SET1(xb[i]);
-            UNROLL for (int u = 0; u < BAND_UNITS; u++) p[u] = V_FMA(code_value(w->qs, fp8_code_offset(u0 + u, nb, b, i), KIND, SX), xv, p[u]);
-        }
-        UNROLL for (int u = 0; u < BAND_UNITS; u++) acc[u] = V_FMA(block_scale(w, u0 + u, nb, b, KIND), p[u], acc[u]);
-    }
+    int64_t b = 0;
+    if (DECODE_PAIRS)
+        for (; b + 2 <= nb; b += 2) fp8_band_blocks(w, x, nb, u0, b, acc, 2, KIND, SX);
+    for (; b < nb; b++) fp8_band_blocks(w, x, nb, u0, b, acc, 1, KIND, SX);
     UNROLL for (int u = 0; u < BAND_UNITS; u++) fp8_store_rows(d, y, (u0 + u) * LANES, acc[u], n0, n1);
 }
 

@@ -69,7 +69,12 @@ void ck_matmul_float_neon(const ck_matmul_desc *d, const ck_weights *w, const ck
             for (int64_t b = 0; b < nb; b++)
                 for (int64_t g = g_lo; g < g_hi; g++) {
                     float (*ga)[16] = acc[g - band * GROUPS];
-                    const float *scale = f16 ? unit : (const float *)w->dw + ck_float_scale_index(nb, g * CK_R, b);
+                    float codes_scale[16];
+                    if (!f16)
+                        for (int r = 0; r < 4; r++)
+                            vst1q_f32(codes_scale + 4 * r, neon_e8m0_bits4((const uint8_t *)w->dw + ck_float_scale_index(nb, g * CK_R, b) + 4 * r,
+                                                                           CK_MXFP8_E8M0_OFFSET));
+                    const float *scale = f16 ? unit : codes_scale;
                     if (f16) {
                         const uint16_t *halves = (const uint16_t *)w->qs;
                         for (int i = 0; i < 32; i++) half16_to_fp32(halves + ck_float_value_index(nb, g * CK_R, b, i), bf16, wf[i]);

@@ -115,16 +115,20 @@ static inline float32x4_t neon_kscales(const ck_format_info *info, const ck_weig
     return which == 2 ? vnegq_f32(v) : v;
 }
 
-/// 2^(e - off) of rows 4r..4r+3 of block i0 from their ue8m0 codes (MXFP4: off 128, MXINT8:
-/// 133), as ck_e8m0_bits.
-static inline float32x4_t neon_e8m0_scales(const ck_weights *w, int64_t i0, int r, int off) {
-    const uint8_t *c = (const uint8_t *)w->dw + i0 * CK_R + 4 * r;
+/// 2^(e - off) for 4 ue8m0 codes c[0..3], as ck_e8m0_bits (NaN for the code 255).
+static inline float32x4_t neon_e8m0_bits4(const uint8_t *c, int off) {
     const uint32x4_t e = {c[0], c[1], c[2], c[3]};
     const uint32x4_t normal = vshlq_n_u32(vsubq_u32(e, vdupq_n_u32((uint32_t)(off - 127))), 23);
     const uint32x4_t tiny = vshlq_u32(vdupq_n_u32(1u << (149 - off)), vreinterpretq_s32_u32(e));
     uint32x4_t bits = vbslq_u32(vcltq_u32(e, vdupq_n_u32((uint32_t)(off - 126))), tiny, normal);
     bits = vbslq_u32(vceqq_u32(e, vdupq_n_u32(255)), vdupq_n_u32(0x7FC00000), bits);
     return vreinterpretq_f32_u32(bits);
+}
+
+/// 2^(e - off) of rows 4r..4r+3 of block i0 from their ue8m0 codes (MXFP4: off 128, MXINT8:
+/// 133).
+static inline float32x4_t neon_e8m0_scales(const ck_weights *w, int64_t i0, int r, int off) {
+    return neon_e8m0_bits4((const uint8_t *)w->dw + i0 * CK_R + 4 * r, off);
 }
 
 /// Scale `which` (as neon_kscales) of rows 4r..4r+3 of block i0, from whichever storage w has.

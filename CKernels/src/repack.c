@@ -79,7 +79,8 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
     ck_format_info info = format_facts(f);
     info.kscale_rec = f == CK_WF_Q4_K || f == CK_WF_Q5_K ? CK_Q4_K_SCALE_REC : f == CK_WF_Q6_K || f == CK_WF_Q3_K ? CK_Q6_K_SCALE_REC : 0;
     info.code4 = f == CK_WF_MXFP4 || f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS;
-    info.e8m0_offset = f == CK_WF_MXFP4 ? ck_e8m0_plane_offset(CK_SC_E8) : f == CK_WF_MXINT8 ? ck_e8m0_plane_offset(CK_SC_E8I) : 0;
+    info.e8m0_offset = f == CK_WF_MXFP4 ? ck_e8m0_plane_offset(CK_SC_E8) : f == CK_WF_MXINT8 ? ck_e8m0_plane_offset(CK_SC_E8I)
+                     : f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2 ? CK_MXFP8_E8M0_OFFSET : 0;
     if (info.int8_path) {
         // Q5_0, Q5_1 and Q5_K keep only their compact copy (qs_dec), which every SIMD kernel reads.
         info.qs_block_bytes = compact5(f) ? 0 : f == CK_WF_Q6_K ? CK_Q6_K_PACKED_BYTES : f == CK_WF_Q3_K ? CK_Q3_K_PACKED_BYTES
@@ -88,8 +89,8 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
                                     (info.kscale_rec ? info.kscale_rec / 8   // a record covers 8 blocks
                                                      : scale_bytes(&info) * CK_R * (info.nsc + info.has_min));
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
-        info.qs_block_bytes = 32 * CK_R;
-        info.repacked_block_bytes = info.qs_block_bytes + CK_R * (int64_t)sizeof(float);
+        info.qs_block_bytes = 32 * CK_R;   // then a scale code per row, and E5M2's flag byte (ck_weights)
+        info.repacked_block_bytes = info.qs_block_bytes + CK_R + (f == CK_WF_MXFP8_E5M2);
     } else if (f == CK_WF_F16 || f == CK_WF_BF16) {
         info.qs_block_bytes = info.repacked_block_bytes = 32 * CK_R * 2;   // the halves, no scales
     }
@@ -258,7 +259,8 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
             if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
         }
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
-        *dw_bytes = groups * nb * CK_R * sizeof(float);
+        *dw_bytes = groups * nb * CK_R;
+        if (f == CK_WF_MXFP8_E5M2) *mw_bytes = groups * nb;
     }
 }
 
@@ -392,17 +394,23 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
         const int64_t end = n1 >= w->n ? ck_repacked_groups(w->format, w->n) * CK_R : (n1 + CK_R - 1) / CK_R * CK_R;
         if (w->format == CK_WF_MXFP8_E4M3 || w->format == CK_WF_MXFP8_E5M2) {
             const int e4m3 = w->format == CK_WF_MXFP8_E4M3;
-            float *xs = (float *)w->dw;
+            uint8_t *scale_codes = (uint8_t *)w->dw, *specials = (uint8_t *)w->mw;
             for (int64_t row = n0; row < end; row++)
                 for (int64_t b = 0; b < nb; b++) {
                     const ck_block_mxfp8 *blk = row < w->n ? (const ck_block_mxfp8 *)((const uint8_t *)w->raw + row * w->raw_row_bytes) + b : NULL;
-                    float scale = blk ? ck_e8m0_to_fp32(blk->e) : 0.0f;
+                    uint8_t e = blk ? blk->e : 0, special = 0;
                     for (int i = 0; i < 32; i++) {
                         const uint8_t code = blk ? blk->qs[i] : 0;
-                        if (e4m3 && (code & 0x7F) == 0x7F) scale = NAN;   // the kernels read this code as 480
+                        if (e4m3 && (code & 0x7F) == 0x7F) e = 255;   // the kernels read this code as 480: a NaN scale
+                        if (!e4m3 && (code & 0x7C) == 0x7C) special = 1;   // an E5M2 infinity or NaN
                         w->qs[ck_float_value_index(nb, row, b, i)] = code;
                     }
-                    xs[ck_float_scale_index(nb, row, b)] = scale;
+                    const int64_t at = ck_float_scale_index(nb, row, b);
+                    scale_codes[at] = e;
+                    if (!e4m3) {   // [band][block][4]: a flag per 16-row group (the slices start at groups)
+                        if (row % CK_R == 0) specials[at / CK_R] = 0;
+                        specials[at / CK_R] |= special;
+                    }
                 }
         } else {   // F16, BF16
             uint16_t *h = (uint16_t *)w->qs;

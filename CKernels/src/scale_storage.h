@@ -14,6 +14,10 @@ enum { CK_SC_F32, CK_SC_F16, CK_SC_K, CK_SC_E8, CK_SC_E8I };
 /// The exponent offset of a ue8m0 plane's scale 2^(e - offset) (ck_format_info.e8m0_offset).
 static inline int ck_e8m0_plane_offset(const int SC) { return SC == CK_SC_E8I ? 133 : 128; }
 
+/// The exponent offset of MXFP8's repacked scale codes: 2^(e - 127), the OCP MX block scale
+/// itself (E4M3 and E5M2 values carry their own exponents; ck_weights).
+enum { CK_MXFP8_E8M0_OFFSET = 127 };
+
 /// Bytes of one scale in a dw or mw plane stored as SC (not CK_SC_K, whose scales are records).
 static inline int64_t ck_plane_scale_bytes(const int SC) {
     return SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 || SC == CK_SC_E8I ? 1 : 4;

@@ -129,26 +129,29 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
 
     /// The float formats' decode walks 64-row bands: four bands, the last partial, bit-identical
     /// to the reference on one, two and three threads, for one activation row and for four (a
-    /// batched decode step, split between the threads at bands as decode is); on the AVX-512
-    /// paths both with the GFNI E4M3 decode and with the one it replaces. Its cases run one at a time: each turns the
+    /// batched decode step, split between the threads at bands as decode is), with 8 blocks a row
+    /// (four block pairs) and 9 (an odd last block after them); on the AVX-512 paths both with the
+    /// GFNI E4M3 decode and with the one it replaces. Its cases run one at a time: each turns the
     /// process-wide GFNI switch (other tests see the same bits either way).
     @Test(.serialized, arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2, .f16, .bf16])
     func floatDecodeAcrossBands(_ format: WeightFormat) throws {
-        let n = 200, k = 256   // every matrix over CK_MIN_PARALLEL_BYTES, so the threads split it
-        let w = try randomWeights(format, n: n, k: k, seed: 400)
-        for m in [1, 4] {
-            let x = gaussians(m * k, seed: 9)
-            let ref = runMatmul(w, x, m: m, path: .ref)
-            for gfni: Int32 in [1, 0] {
-                ck_float_avx512_use_gfni(gfni)
-                ck_float_avx512_use_gfni_emu(gfni)
-                defer { ck_float_avx512_use_gfni(1); ck_float_avx512_use_gfni_emu(1) }
-                #expect(ck_float_avx512_use_gfni_emu(-1) == gfni)
-                for path in simdPaths {
-                    for threads in [1, 2, 3] {
-                        let y = runMatmul(w, x, m: m, path: path, threads: threads)
-                        let differ = (0..<(m * n)).filter { y[$0].bitPattern != ref[$0].bitPattern }
-                        #expect(differ.count == 0, "\(format) \(path) m=\(m) gfni=\(gfni) t=\(threads): first output \(differ.first ?? -1)")
+        let n = 200   // every matrix over CK_MIN_PARALLEL_BYTES, so the threads split it
+        for k in [256, 288] {
+            let w = try randomWeights(format, n: n, k: k, seed: 400)
+            for m in [1, 4] {
+                let x = gaussians(m * k, seed: 9)
+                let ref = runMatmul(w, x, m: m, path: .ref)
+                for gfni: Int32 in [1, 0] {
+                    ck_float_avx512_use_gfni(gfni)
+                    ck_float_avx512_use_gfni_emu(gfni)
+                    defer { ck_float_avx512_use_gfni(1); ck_float_avx512_use_gfni_emu(1) }
+                    #expect(ck_float_avx512_use_gfni_emu(-1) == gfni)
+                    for path in simdPaths {
+                        for threads in [1, 2, 3] {
+                            let y = runMatmul(w, x, m: m, path: path, threads: threads)
+                            let differ = (0..<(m * n)).filter { y[$0].bitPattern != ref[$0].bitPattern }
+                            #expect(differ.count == 0, "\(format) \(path) k=\(k) m=\(m) gfni=\(gfni) t=\(threads): first output \(differ.first ?? -1)")
+                        }
                     }
                 }
             }
@@ -228,21 +231,26 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
-    /// MXINT8 rows under every ue8m0 scale code (row r's blocks take codes 4r..4r+3), with
-    /// random int8 elements (-128 included): the kernels keep the scale codes and form
-    /// 2^(e - 133) in registers (fp32 subnormals for codes below 7); every path must equal the
-    /// reference bit for bit at decode and prefill sizes.
-    @Test func mxint8EveryScaleCode() throws {
+    /// MXINT8 and MXFP8 rows under every ue8m0 scale code (row r's blocks take codes 4r..4r+3),
+    /// with random elements (MXINT8: any int8, -128 included; MXFP8: any finite code): the
+    /// kernels keep the scale codes and form 2^(e - 133) (MXINT8) or 2^(e - 127) (MXFP8) in
+    /// registers, fp32 subnormals for the lowest codes; every path must equal the reference bit
+    /// for bit at decode and prefill sizes.
+    @Test(arguments: [WeightFormat.mxint8, .mxfp8_e4m3, .mxfp8_e5m2])
+    func mxEveryScaleCode(_ format: WeightFormat) throws {
         let n = 64, k = 128, blocksPerRow = k / 32
+        let elements: [UInt8] = (0...255).map(UInt8.init).filter {
+            format == .mxfp8_e4m3 ? $0 & 0x7F != 0x7F : format == .mxfp8_e5m2 ? $0 & 0x7C != 0x7C : true
+        }
         var rng = SplitMix64(seed: 81)
         var blocks: [UInt8] = []
         for i in 0..<(n * blocksPerRow) {
             // The scale code of row r, block b is 4r + b, but 255 (NaN) and 100 trade places, so
-            // row 1 holds the subnormal-to-normal step (codes 6 and 7) with no NaN, and row 25 the NaN.
+            // row 1 holds MXINT8's subnormal-to-normal step (codes 6 and 7) with no NaN, and row 25 the NaN.
             blocks.append(UInt8(i == 100 ? 255 : i == 255 ? 100 : i))
-            for _ in 0..<32 { blocks.append(UInt8(truncatingIfNeeded: rng.next())) }
+            for _ in 0..<32 { blocks.append(elements[Int(rng.next() % UInt64(elements.count))]) }
         }
-        let w = try blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: .mxint8) }
+        let w = try blocks.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
         for m in [1, 3, 40] {
             let x = gaussians(m * k, seed: UInt64(m))
             let ref = runMatmul(w, x, m: m, path: .ref)
@@ -250,7 +258,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             for path in simdPaths {
                 let y = runMatmul(w, x, m: m, path: path, threads: 2)
                 let differ = (0..<(m * n)).filter { !(y[$0].isNaN && ref[$0].isNaN) && y[$0].bitPattern != ref[$0].bitPattern }
-                #expect(differ.isEmpty, "\(path) m=\(m): \(differ.count) differ, first \(differ.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
+                #expect(differ.isEmpty, "\(format) \(path) m=\(m): \(differ.count) differ, first \(differ.first.map { "\(y[$0]) vs \(ref[$0])" } ?? "")")
             }
         }
     }
@@ -290,13 +298,15 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
-    /// Decode streams the repacked bytes, so for the fp16-scaled GGUF formats and MXFP4 (its 4-bit
-    /// codes and ue8m0 scale codes) the repacked layout is exactly as large as the original blocks
-    /// (N a multiple of 16).
-    @Test(arguments: [WeightFormat.q4_0, .q4_1, .q8_0, .mxfp4])
+    /// Decode streams the repacked bytes, so for the fp16-scaled GGUF formats, MXFP4 (its 4-bit
+    /// codes and ue8m0 scale codes) and MXFP8 (its codes and scale codes) the repacked layout is
+    /// exactly as large as the original blocks (N a multiple of 64); E5M2 adds a flag byte per
+    /// 16-row group and block (its infinity and NaN codes).
+    @Test(arguments: [WeightFormat.q4_0, .q4_1, .q8_0, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2])
     func repackedIsNoLargerThanOriginal(_ format: WeightFormat) throws {
-        let w = try randomWeights(format, n: 64, k: 576, seed: 1)
-        #expect(w.repackedByteCount == w.byteCount)
+        let n = 64, k = 576
+        let w = try randomWeights(format, n: n, k: k, seed: 1)
+        #expect(w.repackedByteCount == w.byteCount + (format == .mxfp8_e5m2 ? n / 16 * (k / 32) : 0))
     }
 
     @Test func descriptorAndDispatch() throws {
