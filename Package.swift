@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], path: "Tests/JSONTests"),
         .testTarget(
             name: "EngineTests",
-            dependencies: ["Engine", "GGUF", "CKernels"],
+            dependencies: ["Engine", "GGUF", "CKernels", "TestSupport"],
             path: "Tests/EngineTests",
             exclude: ["Fixtures/make_fixtures.py"],
             resources: [.copy("Fixtures")]

@@ -32,7 +32,7 @@ public final class WeightMatrix: @unchecked Sendable {
     let weights: ck_weights
 
     /// Rows repacked per step at load (a multiple of 16): small enough that a slice of the source
-    /// (≤ ~5 MB for the widest rows here) is all that is resident twice at any time.
+    /// (22 MB of a 4B model's Q8_0 head) is about all that is resident twice at any time.
     static let repackSliceRows = 8192
 
     /// Threads used for load-time repacking: every online processor (the load is the only work).
@@ -52,12 +52,8 @@ public final class WeightMatrix: @unchecked Sendable {
             throw .invalidWeight(tensor: tensor.name, reason: "row length \(k) is not a whole number of 32-blocks")
         }
         // The fast paths read the repacked copy from then on; the file's pages would only keep
-        // the model resident twice (the reference kernel pages them in again if it runs). Dropped
-        // slice by slice as the repacking goes, so even the 178 MB Gemma head is never held twice.
-        let rowBytes = format.rowBytes(k: k)
-        self.init(name: tensor.name, format: format, n: n, k: k, raw: data.baseAddress!, file: file, owned: nil) { rows in
-            file.releaseResidentPages(of: tensor, bytes: rows.lowerBound * rowBytes..<rows.upperBound * rowBytes)
-        }
+        // the model resident twice (the reference kernel pages them in again if it runs).
+        self.init(name: tensor.name, format: format, n: n, k: k, raw: data.baseAddress!, file: file, owned: nil)
     }
 
     /// Loads a 2-D GGUF tensor and converts it to `format` at load (dequantize to fp32, then
@@ -72,7 +68,6 @@ public final class WeightMatrix: @unchecked Sendable {
             throw .invalidWeight(tensor: tensor.name, reason: "expected a 2-D tensor, shape \(tensor.shape)")
         }
         try self.init(converting: tensor, in: file, rows: 0..<tensor.shape[1], to: format, name: tensor.name)
-        file.releaseResidentPages(of: tensor)
     }
 
     /// Rows `rows` of a 2-D GGUF tensor `[k, n]` as a weight of its own: a column view of a fused
@@ -100,10 +95,7 @@ public final class WeightMatrix: @unchecked Sendable {
         guard k % max(32, format.blockSize) == 0, data.count == n * rowBytes else {
             throw .invalidWeight(tensor: tensor.name, reason: "row length \(k) is not a whole number of 32-blocks")
         }
-        let start = rows.lowerBound * rowBytes
-        self.init(name: name, format: format, n: rows.count, k: k, raw: data.baseAddress! + start, file: file, owned: nil) { r in
-            file.releaseResidentPages(of: tensor, bytes: start + r.lowerBound * rowBytes..<start + r.upperBound * rowBytes)
-        }
+        self.init(name: name, format: format, n: rows.count, k: k, raw: data.baseAddress! + rows.lowerBound * rowBytes, file: file, owned: nil)
     }
 
     /// Rows `rows` of a 2-D GGUF tensor `[k, n]` converted to `format` (MX formats, `f32`, `f16`,
@@ -122,6 +114,7 @@ public final class WeightMatrix: @unchecked Sendable {
                                      Int64(sourceRowBytes), format.ck, raw, Int64(rowBytes), Int64(rows.count), Int64(k),
                                      Int32(WeightMatrix.loadThreads))
         precondition(status == 0, "the converter rejected a validated tensor")
+        file.releaseResidentPages()   // the converted copy is ours (see the designated init)
         self.init(name: name, format: format, n: rows.count, k: k, raw: UnsafeRawPointer(raw), file: nil, owned: owned)
     }
 
@@ -159,9 +152,12 @@ public final class WeightMatrix: @unchecked Sendable {
         self.init(name: name, format: format, n: n, k: k, raw: UnsafeRawPointer(owned.pointer), file: nil, owned: owned)
     }
 
-    /// `repacked(rows)` runs after each slice of rows is repacked (load-time memory release).
-    private init(name: String, format: WeightFormat, n: Int, k: Int, raw: UnsafeRawPointer, file: GGUFFile?, owned: HugePageBuffer?,
-                 repacked done: (Range<Int>) -> Void = { _ in }) {
+    /// `file`: the mapped file `raw` points into, if any. After each slice of rows is repacked,
+    /// every page of it mapped into this process is dropped, not only the slice's: the kernel
+    /// maps whole page-cache folios around a fault (up to 2 MiB on ext4), across tensor
+    /// boundaries and in whatever order the tensors load, and dropping only the slices left a
+    /// 4 GB model's load with 170 MiB of the file mapped by its end (27 MiB this way).
+    private init(name: String, format: WeightFormat, n: Int, k: Int, raw: UnsafeRawPointer, file: GGUFFile?, owned: HugePageBuffer?) {
         self.name = name
         self.format = format
         self.n = n
@@ -183,7 +179,7 @@ public final class WeightMatrix: @unchecked Sendable {
             for n0 in stride(from: 0, to: n, by: Self.repackSliceRows) {
                 let n1 = min(n, n0 + Self.repackSliceRows)
                 ck_repack(wp, Int64(n0), Int64(n1), Int32(WeightMatrix.loadThreads))
-                done(n0..<n1)
+                file?.releaseResidentPages()
             }
         }
         weights = w

@@ -216,14 +216,6 @@ public final class GGUFFile: @unchecked Sendable {
         UnsafeRawBufferPointer(rebasing: bytes[info.fileOffset..<info.fileOffset + info.byteCount])
     }
 
-    /// Drops the process's resident pages of the tensor's data, or of `bytes` (offsets into the
-    /// tensor's data), whole pages only, when the file is memory-mapped; the data stays readable
-    /// (it is paged in again on access). Call after copying or repacking it into memory of one's own.
-    public func releaseResidentPages(of info: GGUFTensorInfo, bytes: Range<Int>? = nil) {
-        let r = (bytes ?? 0..<info.byteCount).clamped(to: 0..<info.byteCount)
-        (owner as? MappedFile)?.releaseResidentPages(info.fileOffset + r.lowerBound..<info.fileOffset + r.upperBound)
-    }
-
     /// Copies `bytes` (offsets into the tensor's data, which they must lie within) into
     /// `destination`: with pread for a mapped file, so the pages are not mapped into the process
     /// (lookups of a few embedding rows per token), else from memory.
@@ -237,8 +229,9 @@ public final class GGUFFile: @unchecked Sendable {
         }
     }
 
-    /// Drops the process's resident pages of the whole file when it is memory-mapped (after a
-    /// model has been built from it: metadata parsed, tensors repacked). Reads stay valid.
+    /// Drops the process's resident pages of the whole file when it is memory-mapped (after
+    /// copying or repacking some of it into memory of one's own). Reads stay valid: the pages are
+    /// mapped again from the page cache on access.
     public func releaseResidentPages() {
         (owner as? MappedFile)?.releaseResidentPages(0..<bytes.count)
     }
