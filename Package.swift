@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], path: "Tests/JSONTests"),
         .testTarget(
             name: "EngineTests",
-            dependencies: ["Engine", "GGUF", "CKernels", "TestSupport"],
+            dependencies: ["Engine", "GGUF", "CKernels"],
             path: "Tests/EngineTests",
             exclude: ["Fixtures/make_fixtures.py"],
             resources: [.copy("Fixtures")]
