@@ -104,7 +104,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 const uint8_t *ck_code4_u(ck_weight_format f);
 
 /// How far ahead of its loads a decode (M = 1) kernel prefetches the weight stream, in bytes
-/// (scale planes: an eighth of it). Both decode kernels (matvec_avx2.c, matmul_avx512.c) and the
+/// (scale planes: an eighth of it; MXFP8's scale codes a thirty-second). Both decode kernels (matvec_avx2.c, matmul_avx512.c) and the
 /// float decode walk the repacked groups in address order as one forward stream per array. The
 /// distance is a time ahead of the loads (bandwidth x latency), the same for every format: one
 /// core streaming 30-40 GB/s at 150-200 ns keeps 5-8 KB in flight. Measured inside one process,
@@ -131,7 +131,7 @@ const uint8_t *ck_code4_u(ck_weight_format f);
 ///    64v + 4r + i holding u & 3 of elements 4j+i (bits 4(j%2)..) and 16+4j+i (bits 4(j%2)+2..)
 ///    for quads j = 2v, 2v + 1, then a 64-byte plane of the third bits, byte 128 + 4r + i with
 ///    bit j of u[4j+i] >> 2 and bit 4 + j of u[16+4j+i] >> 2 (as Q5_0's fifth bits);
-///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only); fp16 bits when
+///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only; MXFP8 E5M2's flags below); fp16 bits when
 ///    half_scales (Q4_0, Q4_1, Q5_0, Q8_0, whose d and m are fp16 already: saves decode bytes),
 ///    else fp32; the K-quants instead keep their scales as stored, one record per group and
 ///    super-block (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC; no mw), and the kernels form

@@ -3,7 +3,8 @@
 // not FP16 arithmetic: an E5M2 code is the top byte of the binary16 with the same value; an E4M3
 // code's sign and 7 exponent/mantissa bits shifted into a binary16 give its value times 2^-8
 // (subnormals included), so one exact multiply by 256 follows. Code S.1111.111 (E4M3 NaN) reads
-// as 480 and the repacked block scale is NaN (repack.c), so the output is NaN as in the reference.
+// as 480 and the repacked block's scale code is 255, NaN (repack.c), so the output is NaN as in
+// the reference.
 // Per output and block, in k order: p = fma(w[i], x[i], p); then acc = fma(scale, p, acc): the
 // reference's operations (matmul_ref.c), so its bits. The repacked codes are k-major (one 16-byte
 // load = one k of 16 rows; a band's four groups side by side); a block is converted once per

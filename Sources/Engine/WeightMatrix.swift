@@ -10,8 +10,8 @@ import GGUF
 ///
 /// The original blocks stay where they are (the mmap'd GGUF file, kept alive by this object, or
 /// a buffer this object owns after a conversion); the reference kernel reads them. At load the
-/// integer formats are also repacked into 16-row interleaved int8/int4 tiles with fp32 scales
-/// (`ck_matmul.h`) and F16/MXFP8 into fp32 rows for sgemm; this object owns those buffers.
+/// integer formats are also repacked into 16-row interleaved int8/int4 tiles (`ck_matmul.h`) and
+/// MXFP8, F16 and BF16 into 64-row bands of their codes or values; this object owns those buffers.
 /// Immutable after init, so it can be shared across threads.
 public final class WeightMatrix: @unchecked Sendable {
     /// Output features (rows of W).
@@ -51,8 +51,8 @@ public final class WeightMatrix: @unchecked Sendable {
         guard k % max(32, format.blockSize) == 0, data.count == n * format.rowBytes(k: k) else {
             throw .invalidWeight(tensor: tensor.name, reason: "row length \(k) is not a whole number of 32-blocks")
         }
-        // The fast paths read the repacked copy from then on; the file's pages would only keep
-        // the model resident twice (the reference kernel pages them in again if it runs).
+        // The fast paths read the repacked copy from then on (the reference kernel pages the
+        // file in again if it runs); the designated init drops the file's pages as it goes.
         self.init(name: tensor.name, format: format, n: n, k: k, raw: data.baseAddress!, file: file, owned: nil)
     }
 
@@ -156,7 +156,7 @@ public final class WeightMatrix: @unchecked Sendable {
     /// every page of it mapped into this process is dropped, not only the slice's: the kernel
     /// maps whole page-cache folios around a fault (up to 2 MiB on ext4), across tensor
     /// boundaries and in whatever order the tensors load, and dropping only the slices left a
-    /// 4 GB model's load with 170 MiB of the file mapped by its end (27 MiB this way).
+    /// 4 GB model's load with ~140 MiB of the file mapped by its end (none this way).
     private init(name: String, format: WeightFormat, n: Int, k: Int, raw: UnsafeRawPointer, file: GGUFFile?, owned: HugePageBuffer?) {
         self.name = name
         self.format = format

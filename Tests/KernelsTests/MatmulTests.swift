@@ -167,7 +167,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     /// and E5M2's infinity and NaN codes what the reference gives.
     @Test(arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2])
     func mxfp8EveryCodeIsExact(_ format: WeightFormat) throws {
-        let n = 45, k = 128, blocksPerRow = k / 32
+        let n = 80, k = 160, blocksPerRow = k / 32   // two bands; two block pairs and an odd last block
         let finite: [UInt8] = (0...255).map(UInt8.init).filter {
             format == .mxfp8_e4m3 ? $0 & 0x7F != 0x7F : $0 & 0x7C != 0x7C
         }
@@ -184,6 +184,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             withNaN[5 * blocksPerRow * 33 + 33 + 7] = 0x7C
             withNaN[9 * blocksPerRow * 33 + 1] = 0xFC
             withNaN[30 * blocksPerRow * 33 + 3 * 33 + 30] = 0x7E
+            withNaN[70 * blocksPerRow * 33 + 4 * 33 + 2] = 0xFC   // the second band's odd last block
         }
         for (bytes, nanRow) in [(blocks, -1), (withNaN, format == .mxfp8_e4m3 ? 5 : -1)] {
             let w = try bytes.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
@@ -303,7 +304,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     /// exactly as large as the original blocks (N a multiple of 64); E5M2 adds a flag byte per
     /// 16-row group and block (its infinity and NaN codes).
     @Test(arguments: [WeightFormat.q4_0, .q4_1, .q8_0, .mxfp4, .mxfp8_e4m3, .mxfp8_e5m2])
-    func repackedIsNoLargerThanOriginal(_ format: WeightFormat) throws {
+    func repackedStreamsTheOriginalBytes(_ format: WeightFormat) throws {
         let n = 64, k = 576
         let w = try randomWeights(format, n: n, k: k, seed: 1)
         #expect(w.repackedByteCount == w.byteCount + (format == .mxfp8_e5m2 ? n / 16 * (k / 32) : 0))
