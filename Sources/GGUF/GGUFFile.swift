@@ -233,7 +233,7 @@ public final class GGUFFile: @unchecked Sendable {
     /// copying or repacking some of it into memory of one's own). Reads stay valid: the pages are
     /// mapped again from the page cache on access.
     public func releaseResidentPages() {
-        (owner as? MappedFile)?.releaseResidentPages(0..<bytes.count)
+        (owner as? MappedFile)?.releaseResidentPages()
     }
 
     // MARK: - Metadata accessors

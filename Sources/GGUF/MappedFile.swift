@@ -77,19 +77,14 @@ public final class MappedFile: @unchecked Sendable {
         }
     }
 
-    /// Drops this process's resident pages of `range` (byte offsets into the file; shrunk to whole
-    /// pages, except that a range to the end takes the last partial page). The bytes stay
-    /// readable: the next access maps them again from the page cache. Used once tensors have been
-    /// repacked into memory of our own, so the file's copy stops counting towards the resident
-    /// set (a model would otherwise be resident twice).
-    public func releaseResidentPages(_ range: Range<Int>) {
-        guard let base = bytes.baseAddress else { return }
+    /// Drops this process's resident pages of the whole mapping (its last partial page too). The
+    /// bytes stay readable: the next access maps them again from the page cache. Used once tensors
+    /// have been repacked into memory of our own, so the file's copy stops counting towards the
+    /// resident set (a model would otherwise be resident twice).
+    public func releaseResidentPages() {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let lower = (range.lowerBound + page - 1) / page * page
-        // The mapping covers the file's last partial page whole, so a range to the end drops it too.
-        let upper = range.upperBound >= bytes.count ? (bytes.count + page - 1) / page * page : range.upperBound / page * page
-        guard lower < upper else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base + lower), upper - lower, Int32(MADV_DONTNEED))
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), (bytes.count + page - 1) / page * page, Int32(MADV_DONTNEED))
     }
 
     deinit {
