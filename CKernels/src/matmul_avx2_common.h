@@ -27,13 +27,19 @@ T256 INLINE __m256 ck_load_scales8(const void *base, int64_t i, const int HS) {
 }
 
 /// 2^(e - off) for 8 ue8m0 codes e8[0..7], as ck_e8m0_bits (NaN for the code 255).
-T256 INLINE __m256 ck_e8m0_scales8(const uint8_t *e8, int off) {
-    const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)e8));
+T256 INLINE __m256 ck_e8m0_scales8(const uint8_t *e8, int off);
+
+/// 2^(e - off) for the 8 ue8m0 codes in e's dwords (0..255), as ck_e8m0_bits.
+T256 INLINE __m256 ck_e8m0_dwords8(__m256i e, int off) {
     const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(off - 127)), 23);
     const __m256i tiny = _mm256_sllv_epi32(_mm256_set1_epi32(1 << (149 - off)), e);
     __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(_mm256_set1_epi32(off - 126), e));
     bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(e, _mm256_set1_epi32(255)));
     return _mm256_castsi256_ps(bits);
+}
+
+T256 INLINE __m256 ck_e8m0_scales8(const uint8_t *e8, int off) {
+    return ck_e8m0_dwords8(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)e8)), off);
 }
 
 /// The 8 fp32 row scales of rows 8h..8h+7 of group g, 32-block b (nb blocks per row): which = 0

@@ -37,15 +37,15 @@ T512 static inline __attribute__((always_inline)) __m512 decode16_e4m3_biased(co
     return _mm512_castsi512_ps(_mm512_and_si512(_mm512_slli_epi32(c, 20), _mm512_set1_epi32((int)0x87FFFFFF)));
 }
 
-/// The band decodes with GFNI, when this CPU has it (matmul_float_kernel.h's BAND_GFNI_READY).
+/// The band decodes with GFNI, when this CPU has it (matmul_float_kernel.h's BAND_OWN_READY).
 static int gfni_decode_ready(void);
 static void band_e4m3_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
                            int64_t n0, int64_t n1);
 static void band_e5m2_gfni(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
                            int64_t n0, int64_t n1);
-#define BAND_GFNI_READY() gfni_decode_ready()
-#define BAND_E4M3_GFNI band_e4m3_gfni
-#define BAND_E5M2_GFNI band_e5m2_gfni
+#define BAND_OWN_READY() gfni_decode_ready()
+#define BAND_OWN_E4M3 band_e4m3_gfni
+#define BAND_OWN_E5M2 band_e5m2_gfni
 
 #define TARGET T512
 #define VEC __m512

@@ -13,9 +13,10 @@
 //                   weights and one broadcast)
 //   KERNEL          the entry point's name
 //   DECODE_PAIRS    1: decode runs a block pair's chains side by side (fp8_decode_band)
-// and may define BAND_GFNI_READY() with BAND_E4M3_GFNI(d, w, x, y, band, n0, n1) and
-// BAND_E5M2_GFNI(...), decodes of one band with the activation scaled by 2^120 (E4M3) or 2^112
-// (E5M2) that the kernel takes instead of its own when ready (matmul_float_avx512.c).
+// and may define BAND_OWN_READY() with BAND_OWN_E4M3(d, w, x, y, band, n0, n1) and
+// BAND_OWN_E5M2(...), decodes of one band with the activation scaled by 2^120 (E4M3) or 2^112
+// (E5M2) that the kernel takes instead of its own when ready (AVX-512's GFNI decode, AVX2's
+// four codes a dword).
 //
 // Layout (ck_matmul.h): qs = [band][block pair][32][2][64] codes, dw = [band][block][64] ue8m0 scale codes.
 // A "unit" is LANES consecutive rows from u * LANES. Per output and block: p = fma(value_i,
@@ -222,10 +223,10 @@ TARGET void KERNEL(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     if (d->m == 1) {
         const int sx = e4m3 ? ck_fp8_activation_shift(a->x, d->k) : 0;
         fp8_decode_fn band = f16 ? dec_f16 : bf16 ? dec_bf16 : !e4m3 ? dec_e5m2 : sx == 120 ? dec_e4m3_s120 : sx == 8 ? dec_e4m3_s8 : dec_e4m3;
-#ifdef BAND_GFNI_READY
-        if (BAND_GFNI_READY()) {
-            if (band == dec_e4m3_s120) band = BAND_E4M3_GFNI;
-            else if (band == dec_e5m2 && ck_e5m2_activation_scalable(a->x, d->k)) band = BAND_E5M2_GFNI;
+#ifdef BAND_OWN_READY
+        if (BAND_OWN_READY()) {
+            if (band == dec_e4m3_s120) band = BAND_OWN_E4M3;
+            else if (band == dec_e5m2 && ck_e5m2_activation_scalable(a->x, d->k)) band = BAND_OWN_E5M2;
         }
 #endif
         for (int64_t b = n0 / CK_FLOAT_BAND; b * CK_FLOAT_BAND < n1; b++) band(d, w, a->x, y, b, n0, n1);

@@ -162,8 +162,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     /// 2^20, bit-identical on every path at decode and prefill sizes; also with an activation
     /// at each bound of the E4M3 decode's forms (the largest that scales by 2^120, 256 that
     /// scales only by 2^8, 3e37 that scales by neither, so each weight is multiplied), of the
-    /// E5M2 GFNI decode's (the largest that scales by 2^112, 65536 that does not) and an
-    /// infinite one; and a block with an E4M3 NaN code gives NaN exactly where the reference does,
+    /// E5M2 decodes that scale by 2^112 (AVX-512's GFNI, AVX2's four codes a dword: the largest
+    /// that scales, 65536 that does not) and an infinite one; and a block with an E4M3 NaN code gives NaN exactly where the reference does,
     /// and E5M2's infinity and NaN codes what the reference gives.
     @Test(arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2])
     func mxfp8EveryCodeIsExact(_ format: WeightFormat) throws {
@@ -180,7 +180,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         var withNaN = blocks
         if format == .mxfp8_e4m3 {
             withNaN[5 * blocksPerRow * 33 + 33 + 7] = 0x7F   // row 5, block 1
-        } else {   // E5M2's infinities and NaN (the GFNI decode sums their blocks again)
+        } else {   // E5M2's infinities and NaN (the 2^112 decodes treat their blocks apart)
             withNaN[5 * blocksPerRow * 33 + 33 + 7] = 0x7C
             withNaN[9 * blocksPerRow * 33 + 1] = 0xFC
             withNaN[30 * blocksPerRow * 33 + 3 * 33 + 30] = 0x7E
