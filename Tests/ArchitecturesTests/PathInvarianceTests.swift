@@ -13,8 +13,10 @@ import GGUF
 /// (QUANTA_KERNEL_PATH, read once per process), whose worker test writes the logits to a file.
 /// ref's scalar matmuls make it the slow one: in `make test` it runs `refSteps` = 16 steps on 1
 /// thread (see `runs` for the others); QUANTA_PATH_MATRIX=full runs ref for all 64 steps too.
-/// Time cap: ~10 min on a loaded 2-vCPU host (ref and the emulated build most of it).
-@Suite(.serialized) struct PathInvarianceTests {
+/// The two models run side by side (each spawns its runs one after another), so the suite's
+/// single-threaded runs keep both cores of a 2-vCPU host busy once the other suites are done.
+/// Time cap: ~8 min on a loaded 2-vCPU host without AVX-512 (ref and the emulated build most of it).
+@Suite struct PathInvarianceTests {
     static let full = ProcessInfo.processInfo.environment["QUANTA_PATH_MATRIX"] == "full"
     static let steps = 64
     static let refSteps = full ? steps : 16
@@ -50,7 +52,8 @@ import GGUF
 
     /// Runs the worker in a new process on `path`.
     static func spawn(_ path: String, _ key: String, _ format: KVCacheFormat, threads: Int, steps: Int) throws -> [UInt32] {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("path-invariance-\(getpid())-\(path).bin")
+        let out = FileManager.default.temporaryDirectory
+            .appendingPathComponent("path-invariance-\(getpid())-\(key)-\(format.rawValue)-\(path)-\(threads).bin")
         defer { try? FileManager.default.removeItem(at: out) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
