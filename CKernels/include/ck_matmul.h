@@ -151,7 +151,8 @@ const uint8_t *ck_code4_u(ck_weight_format f);
 ///    is the file's 33 bytes a block, not 36 with fp32 scales. A block holding an E4M3 NaN code
 ///    gets the NaN scale code 255 (its outputs are NaN, as in the reference); E5M2 keeps mw =
 ///    [band][block][4] bytes, 1 where the 16-row group's block holds an infinity or NaN code (the
-///    GFNI decode, which reads those codes as finite numbers, sums such blocks again). Decode walks a band as one
+///    2^112 decodes, which read those codes as finite numbers, treat such blocks apart: AVX-512's
+///    GFNI sums them again, AVX2's sets their exponents in registers). Decode walks a band as one
 ///    address-ordered stream: with the band's four groups stored apart, the four streams reached
 ///    ~0.7 of the read rate from DRAM, one stream ~0.87. Each row's sum runs in k order within a
 ///    block, so a block's four AVX-512 chains wait on the fma latency every k; a pair's blocks are
@@ -266,6 +267,10 @@ void ck_matmul_float_avx512_emu(const ck_matmul_desc *d, const ck_weights *w, co
 /// it off (tests check both decodes on one CPU), -1 only asks. Same results either way.
 int ck_float_avx512_use_gfni(int on);
 int ck_float_avx512_use_gfni_emu(int on);
+/// Whether the AVX2 float kernel decodes MXFP8 with scaled activations four codes a dword (its
+/// own band decode), else through the template's per-8-codes forms; on as
+/// ck_float_avx512_use_gfni's (default 1). Same results either way.
+int ck_float_avx2_use_dwords(int on);
 /// The AVX2 path for one activation row (decode), integer formats: streams each 16-row group's
 /// repacked bytes in address order with software prefetch (matvec_avx2.c). Same contract.
 void ck_matvec_avx2(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1);

@@ -26,10 +26,7 @@ T256 INLINE __m256 ck_load_scales8(const void *base, int64_t i, const int HS) {
               : _mm256_loadu_ps((const float *)base + i);
 }
 
-/// 2^(e - off) for 8 ue8m0 codes e8[0..7], as ck_e8m0_bits (NaN for the code 255).
-T256 INLINE __m256 ck_e8m0_scales8(const uint8_t *e8, int off);
-
-/// 2^(e - off) for the 8 ue8m0 codes in e's dwords (0..255), as ck_e8m0_bits.
+/// 2^(e - off) for the 8 ue8m0 codes in e's dwords (0..255), as ck_e8m0_bits (NaN for the code 255).
 T256 INLINE __m256 ck_e8m0_dwords8(__m256i e, int off) {
     const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(off - 127)), 23);
     const __m256i tiny = _mm256_sllv_epi32(_mm256_set1_epi32(1 << (149 - off)), e);
@@ -38,6 +35,7 @@ T256 INLINE __m256 ck_e8m0_dwords8(__m256i e, int off) {
     return _mm256_castsi256_ps(bits);
 }
 
+/// 2^(e - off) for 8 ue8m0 codes e8[0..7].
 T256 INLINE __m256 ck_e8m0_scales8(const uint8_t *e8, int off) {
     return ck_e8m0_dwords8(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)e8)), off);
 }

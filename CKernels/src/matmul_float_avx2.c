@@ -28,7 +28,8 @@ static void band_e4m3_dwords(const ck_matmul_desc *d, const ck_weights *w, const
                              int64_t n0, int64_t n1);
 static void band_e5m2_dwords(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,
                              int64_t n0, int64_t n1);
-#define BAND_OWN_READY() 1
+static _Atomic int dwords_wanted = 1;   // ck_float_avx2_use_dwords
+#define BAND_OWN_READY() dwords_wanted
 #define BAND_OWN_E4M3 band_e4m3_dwords
 #define BAND_OWN_E5M2 band_e5m2_dwords
 
@@ -58,11 +59,11 @@ static void band_e5m2_dwords(const ck_matmul_desc *d, const ck_weights *w, const
 // decode8_e4m3_biased spends a sign extension (two uops on Zen 3, both on the two pipes that
 // shift and shuffle) and a shift per 8 codes, so those pipes cap it at ~1.5 cycles per 8 codes
 // beside the FMA: 13.6 GB/s a Zen 3 core, under half its share of DRAM's rate. Here one 32-byte
-// load is one k of 32 rows; each dword holds four rows' codes, and the code in byte j reaches
-// the top byte with a shift (none for j = 3), an arithmetic shift right by 4 (E4M3) or 3 (E5M2)
-// puts its exponent and mantissa under fp32's, and an AND keeps one copy of the sign: the value
-// times 2^-120 or 2^-112, exactly, as the other decodes form it; about 7 shifts and 4 ANDs per
-// 32 codes. Register j of a half then holds rows 4d + j in lane d: the block scales take that
+// load is one k of 32 rows; each dword holds four rows' codes. An arithmetic shift of the 16-bit
+// words right by 4 (E4M3) or 3 (E5M2) puts the exponent and mantissa of the odd bytes (j = 1, 3)
+// under fp32's, the even bytes take a shift left 8 first, a shift left 16 lifts a low word's
+// result to the top, and an AND keeps one copy of the sign: the value times 2^-120 or 2^-112,
+// exactly, as the other decodes form it; five shifts and four ANDs per 32 codes. Register j of a half then holds rows 4d + j in lane d: the block scales take that
 // order and the sums give it back when stored. Each lane still runs its row's chain in k order,
 // so the bits are the reference's. E5M2's infinity and NaN codes read as finite numbers this way;
 // a block the repack flagged for holding one (ck_weights' mw) sets their exponents to all ones,
@@ -155,6 +156,11 @@ T256 INLINE void band_dwords(const ck_matmul_desc *d, const ck_weights *w, const
         const float v = acc[8 * (4 * (r / 32) + r % 4) + (r % 32) / 4];
         if (row >= n0 && row < n1) y[row] = d->accumulate ? y[row] + v : v;
     }
+}
+
+int ck_float_avx2_use_dwords(int on) {
+    if (on >= 0) dwords_wanted = on != 0;
+    return dwords_wanted;
 }
 
 T256 static void band_e4m3_dwords(const ck_matmul_desc *d, const ck_weights *w, const float *x, float *y, int64_t band,

@@ -28,7 +28,8 @@
 // 2^120 or 2^8 where that stays finite (ck_fp8_activation_shift) and
 // the weights by the inverse, which their decode gets for free: the 2^-120 form is the code's
 // bits moved under fp32's exponent (three integer ops per register, about 1.6 times the rate of
-// the 2^-8 form's binary16 conversion, AVX2 and AVX-512 alike, on Zen 5). Prefill
+// the 2^-8 form's binary16 conversion, AVX2 and AVX-512 alike, on Zen 5; the includers' own band
+// decodes, where ready, go further). Prefill
 // decodes a block of PASS_UNITS units once per pass of up to FP8_PASS_ROWS activation rows into
 // an L1 buffer, then runs tiles of up to ROWS rows x PASS_UNITS units over it (loads, broadcasts
 // and FMAs only): the code -> fp32 conversion, which bounds decode, is spread over the pass, and

@@ -28,7 +28,8 @@ static inline int ck_fp8_activation_shift(const float *x, int64_t k) {
 
 /// Whether every finite activation x[0..k) is at most FLT_MAX / 2^112 (just under 2^16), so an
 /// E5M2 value times x equals (value * 2^-112) times (x * 2^112) exactly (infinities stay
-/// infinite): the scaling the GFNI decode moves onto the activation.
+/// infinite): the scaling the 2^-112 decodes (AVX-512's GFNI, AVX2's four codes a dword) move onto
+/// the activation.
 static inline int ck_e5m2_activation_scalable(const float *x, int64_t k) {
     return ck_finite_amax(x, k) <= 0x1.fffffep+15f;
 }

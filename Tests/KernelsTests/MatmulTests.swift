@@ -131,8 +131,9 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     /// to the reference on one, two and three threads, for one activation row and for four (a
     /// batched decode step, split between the threads at bands as decode is), with 8 blocks a row
     /// (four block pairs) and 9 (an odd last block after them); on the AVX-512 paths both with the
-    /// GFNI E4M3 decode and with the one it replaces. Its cases run one at a time: each turns the
-    /// process-wide GFNI switch (other tests see the same bits either way).
+    /// GFNI decode and with the one it replaces, on AVX2 both with its four-codes-a-dword decode
+    /// and without. Its cases run one at a time: each turns the process-wide switches (other
+    /// tests see the same bits either way).
     @Test(.serialized, arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2, .f16, .bf16])
     func floatDecodeAcrossBands(_ format: WeightFormat) throws {
         let n = 200   // every matrix over CK_MIN_PARALLEL_BYTES, so the threads split it
@@ -144,8 +145,9 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
                 for gfni: Int32 in [1, 0] {
                     ck_float_avx512_use_gfni(gfni)
                     ck_float_avx512_use_gfni_emu(gfni)
-                    defer { ck_float_avx512_use_gfni(1); ck_float_avx512_use_gfni_emu(1) }
-                    #expect(ck_float_avx512_use_gfni_emu(-1) == gfni)
+                    ck_float_avx2_use_dwords(gfni)
+                    defer { ck_float_avx512_use_gfni(1); ck_float_avx512_use_gfni_emu(1); ck_float_avx2_use_dwords(1) }
+                    #expect(ck_float_avx512_use_gfni_emu(-1) == gfni && ck_float_avx2_use_dwords(-1) == gfni)
                     for path in simdPaths {
                         for threads in [1, 2, 3] {
                             let y = runMatmul(w, x, m: m, path: path, threads: threads)
@@ -162,8 +164,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     /// 2^20, bit-identical on every path at decode and prefill sizes; also with an activation
     /// at each bound of the E4M3 decode's forms (the largest that scales by 2^120, 256 that
     /// scales only by 2^8, 3e37 that scales by neither, so each weight is multiplied), of the
-    /// E5M2 decodes that scale by 2^112 (AVX-512's GFNI, AVX2's four codes a dword: the largest
-    /// that scales, 65536 that does not) and an infinite one; and a block with an E4M3 NaN code gives NaN exactly where the reference does,
+    /// E5M2 decodes that scale by 2^112 (AVX-512's GFNI, AVX2's four codes a dword: the
+    /// largest that scales, 65536 that does not) and an infinite one; and a block with an E4M3 NaN code gives NaN exactly where the reference does,
     /// and E5M2's infinity and NaN codes what the reference gives.
     @Test(arguments: [WeightFormat.mxfp8_e4m3, .mxfp8_e5m2])
     func mxfp8EveryCodeIsExact(_ format: WeightFormat) throws {
@@ -264,11 +266,15 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
-    /// accumulate: y += x·Wᵀ equals the overwrite result added to the old y, on every path (19
-    /// rows: the AMX tiles too).
-    @Test(arguments: [WeightFormat.q4_1, .q6_K, .q8_0, .f32])
+    /// accumulate: y += x·Wᵀ equals the overwrite result added to the old y, on every path, for
+    /// one activation row (the decode kernels) and 19 (the prefill tiles, AMX's too).
+    @Test(arguments: [WeightFormat.q4_1, .q6_K, .q8_0, .f32, .mxfp8_e4m3, .mxfp8_e5m2])
     func accumulateAddsToY(_ format: WeightFormat) throws {
-        let m = 19, n = 19, k = oddK(format)
+        for m in [1, 19] { try accumulateAddsToY(format, m: m) }
+    }
+
+    func accumulateAddsToY(_ format: WeightFormat, m: Int) throws {
+        let n = 19, k = oddK(format)
         let w = try randomWeights(format, n: n, k: k, seed: 300)
         let x = gaussians(m * k, seed: 301), start = gaussians(m * n, seed: 302)
         for path in [KernelPath.ref] + simdPaths {
