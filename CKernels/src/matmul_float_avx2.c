@@ -16,8 +16,8 @@ T256 INLINE __m256 decode8_scaled(const uint8_t *codes, const int E4M3) {
 }
 
 /// The 8 E4M3 codes of one k in a half group -> their fp32 values times 2^-120, exactly (as
-/// matmul_float_avx512.c's decode16_e4m3_biased; the header's generic band, which this file's
-/// own replaces).
+/// matmul_float_avx512.c's decode16_e4m3_biased), for the header's generic band when the
+/// four-codes-a-dword decode below is turned off.
 T256 INLINE __m256 decode8_e4m3_biased(const uint8_t *codes) {
     const __m256i c = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)codes));
     return _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(c, 20), _mm256_set1_epi32((int)0x87FFFFFF)));
@@ -63,9 +63,10 @@ static _Atomic int dwords_wanted = 1;   // ck_float_avx2_use_dwords
 // words right by 4 (E4M3) or 3 (E5M2) puts the exponent and mantissa of the odd bytes (j = 1, 3)
 // under fp32's, the even bytes take a shift left 8 first, a shift left 16 lifts a low word's
 // result to the top, and an AND keeps one copy of the sign: the value times 2^-120 or 2^-112,
-// exactly, as the other decodes form it; five shifts and four ANDs per 32 codes. Register j of a half then holds rows 4d + j in lane d: the block scales take that
-// order and the sums give it back when stored. Each lane still runs its row's chain in k order,
-// so the bits are the reference's. E5M2's infinity and NaN codes read as finite numbers this way;
+// exactly, as the other decodes form it; five shifts and four ANDs per 32 codes. Register j of a
+// half then holds rows 4d + j in lane d: the block scales take that order and the sums give it
+// back when stored. Each lane still runs its row's chain in k order, so the bits are the
+// reference's. E5M2's infinity and NaN codes read as finite numbers this way;
 // a block the repack flagged for holding one (ck_weights' mw) sets their exponents to all ones,
 // which gives the same products as the reference's (an infinity times an activation scaled by a
 // power of two keeps its sign; times zero it is NaN either way).
