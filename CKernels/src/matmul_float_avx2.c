@@ -112,7 +112,7 @@ T256 INLINE void dword_block(const ck_weights *w, const float *xs, int64_t nb, i
     UNROLL for (int h = 0; h < 2; h++) UNROLL for (int j = 0; j < 4; j++) p[h][j] = _mm256_setzero_ps();
     for (int i = 0; i < 32; i++) {
         const uint8_t *at = w->qs + ck_float_value_index(nb, row0, b, i);
-        _mm_prefetch((const char *)at + CK_DECODE_PF_BYTES, _MM_HINT_T0);
+        fp8_prefetch_k((const char *)at, CK_FLOAT_BAND, 1);
         const __m256 xv = _mm256_set1_ps(xs[i]);
         UNROLL for (int h = 0; h < 2; h++) {
             __m256 v[4];
@@ -148,9 +148,8 @@ T256 INLINE void band_dwords(const ck_matmul_desc *d, const ck_weights *w, const
     for (int64_t b = 0; b < nb; b++) {
         float xs[32] __attribute__((aligned(32)));
         fp8_scaled_block(x, b, E5M2 ? 0x1p112f : 0x1p120f, xs);
-        uint32_t special = 0;   // the band's four group flags
-        if (E5M2) memcpy(&special, (const uint8_t *)w->mw + ck_float_scale_index(nb, band * CK_FLOAT_BAND, b) / CK_R, sizeof special);
-        (!E5M2 ? block_e4m3_dwords : special ? block_e5m2_special_dwords : block_e5m2_dwords)(w, xs, nb, band, b, acc);
+        (!E5M2 ? block_e4m3_dwords
+               : ck_e5m2_band_flags(w, nb, band * CK_FLOAT_BAND, b) ? block_e5m2_special_dwords : block_e5m2_dwords)(w, xs, nb, band, b, acc);
     }
     for (int r = 0; r < CK_FLOAT_BAND; r++) {   // row 32h + 4l + j is at acc[8 * (4h + j) + l]
         const int64_t row = band * CK_FLOAT_BAND + r;

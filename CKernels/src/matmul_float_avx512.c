@@ -164,9 +164,7 @@ T512G INLINE void gfni_block_sums(const uint8_t *q, const float *xs, __m512 p[][
 T512G INLINE void gfni_block_into(const ck_weights *w, const uint8_t *q, int64_t stride, const float *x, int64_t nb,
                                   int64_t band, int64_t b, __m512 p[4], __m512 acc[4], const int E5M2) {
     const int64_t at = ck_float_scale_index(nb, band * CK_FLOAT_BAND, b);
-    uint32_t special = 0;   // the band's four group flags
-    if (E5M2) memcpy(&special, (const uint8_t *)w->mw + at / CK_R, sizeof special);
-    if (special) {
+    if (E5M2 && ck_e5m2_band_flags(w, nb, band * CK_FLOAT_BAND, b)) {
         __m512 pn[4];
         UNROLL for (int l = 0; l < 4; l++) pn[l] = _mm512_setzero_ps();
         for (int i = 0; i < 32; i++) {

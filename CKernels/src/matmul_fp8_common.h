@@ -4,6 +4,8 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
+#include "ck_matmul.h"
 
 /// The largest finite |x[i]| over x[0..k) (0 when none; infinities and NaN left out).
 static inline float ck_finite_amax(const float *x, int64_t k) {
@@ -32,6 +34,15 @@ static inline int ck_fp8_activation_shift(const float *x, int64_t k) {
 /// the activation.
 static inline int ck_e5m2_activation_scalable(const float *x, int64_t k) {
     return ck_finite_amax(x, k) <= 0x1.fffffep+15f;
+}
+
+/// E5M2's flags for block b of the band holding row r (mw: [band][block][4], a byte per 16-row
+/// group, nonzero where the repack found an infinity or NaN code in that group's block), as one
+/// word: nonzero when the band's block holds any.
+static inline uint32_t ck_e5m2_band_flags(const ck_weights *w, int64_t nb, int64_t r, int64_t b) {
+    uint32_t flags;
+    memcpy(&flags, (const uint8_t *)w->mw + ck_float_scale_index(nb, r, b) / CK_R, sizeof flags);
+    return flags;
 }
 
 #endif
