@@ -60,10 +60,11 @@ static _Atomic int dwords_wanted = 1;   // ck_float_avx2_use_dwords
 // shift and shuffle) and a shift per 8 codes, so those pipes cap it at ~1.5 cycles per 8 codes
 // beside the FMA: 13.6 GB/s a Zen 3 core, under half its share of DRAM's rate. Here one 32-byte
 // load is one k of 32 rows; each dword holds four rows' codes. An arithmetic shift of the 16-bit
-// words right by 4 (E4M3) or 3 (E5M2) puts the exponent and mantissa of the odd bytes (j = 1, 3)
-// under fp32's, the even bytes take a shift left 8 first, a shift left 16 lifts a low word's
-// result to the top, and an AND keeps one copy of the sign: the value times 2^-120 or 2^-112,
-// exactly, as the other decodes form it; five shifts and four ANDs per 32 codes. Register j of a
+// words right by 4 (E4M3) or 3 (E5M2) puts the exponent and mantissa of a high word's top byte
+// under fp32's (a low word's: a multiply by 2^12 or 2^13 into the dword), the even bytes take a
+// shift left 8 first, and an AND keeps one copy of the sign: the value times 2^-120 or 2^-112,
+// exactly, as the other decodes form it; three shifts, two multiplies and four ANDs per 32
+// codes. Register j of a
 // half then holds rows 4d + j in lane d: the block scales take that order and the sums give it
 // back when stored. Each lane still runs its row's chain in k order, so the bits are the
 // reference's. E5M2's infinity and NaN codes read as finite numbers this way;
@@ -77,10 +78,14 @@ static _Atomic int dwords_wanted = 1;   // ck_float_avx2_use_dwords
 T256 INLINE void decode32_dwords(__m256i c, __m256 v[4], const int E5M2, const int SPECIAL) {
     const int sh = E5M2 ? 3 : 4;
     const __m256i keep = _mm256_set1_epi32(E5M2 ? (int)0x8FE00000 : (int)0x87F00000);
-    // Arithmetic shifts of 16-bit words: odd bytes (j = 3, 1) from c, even ones (2, 0) from c
-    // with its words shifted left 8; a word's result reaches the dword's top by a shift left 16.
-    const __m256i odd = _mm256_srai_epi16(c, sh), even = _mm256_srai_epi16(_mm256_slli_epi16(c, 8), sh);
-    const __m256i top[4] = {_mm256_slli_epi32(even, 16), _mm256_slli_epi32(odd, 16), even, odd};
+    // Odd bytes (j = 1, 3) from c, even ones (0, 2) from c with its words shifted left 8. A high
+    // word's byte: an arithmetic shift of the words right by sh. A low word's: vpmaddwd by
+    // 2^(16 - sh) in the low word and 0 in the high one, the same bits already at the dword's top
+    // (sign extended), on the multiply pipes rather than Zen 3's two shift pipes, which the FMAs
+    // share: +16 % codes a cycle from the L1 over shifting both words.
+    const __m256i c8 = _mm256_slli_epi16(c, 8), low_word = _mm256_set1_epi32(1 << (16 - sh));
+    const __m256i top[4] = {_mm256_madd_epi16(c8, low_word), _mm256_madd_epi16(c, low_word), _mm256_srai_epi16(c8, sh),
+                            _mm256_srai_epi16(c, sh)};
     UNROLL for (int j = 0; j < 4; j++) {
         __m256i bits = _mm256_and_si256(top[j], keep);
         if (SPECIAL) {   // exponent 31 -> 255: infinity for a zero mantissa, NaN otherwise
