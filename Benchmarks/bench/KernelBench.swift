@@ -23,23 +23,21 @@ struct KernelShape {
     let model: String, name: String, n: Int, k: Int, formats: [WeightFormat]
 }
 
-/// Median seconds of `a`, and the median over turns of b's time over a's, timed in turns (a, b,
-/// a, b, ...) after one warm-up call each, so each ratio compares calls a few milliseconds apart
-/// (a shared host's DRAM rate moves by up to 2x within a run).
-func timeInTurns(budget: Double = 0.5, _ a: () -> Void, _ b: () -> Void) -> (seconds: Double, ratio: Double) {
-    a()
-    b()
-    var ta: [Double] = [], ratios: [Double] = []
+/// Each body's seconds per round, timed in turns (bodies[0], bodies[1], ..., then again) after
+/// one warm-up call each, so that figures compared across bodies are calls a few milliseconds
+/// apart (a shared host's DRAM rate moves by up to 2x within a run): 5..50 rounds in ~`budget` s.
+func timeInTurns(budget: Double = 0.5, _ bodies: [() -> Void]) -> [[Double]] {
+    for body in bodies { body() }
+    var rounds: [[Double]] = []
     let start = now()
-    while ta.count < 5 || (now() - start < budget && ta.count < 50) {
-        let t0 = now()
-        a()
-        let t1 = now()
-        b()
-        ta.append(t1 - t0)
-        ratios.append((now() - t1) / (t1 - t0))
+    while rounds.count < 5 || (now() - start < budget && rounds.count < 50) {
+        rounds.append(bodies.map { body in
+            let t0 = now()
+            body()
+            return now() - t0
+        })
     }
-    return (median(ta), median(ratios))
+    return rounds
 }
 
 /// Median wall time of `body` after one warm-up, repeated until ~`budget` seconds (3..50 reps).
@@ -117,13 +115,15 @@ private let coldOption = OptionSpec(["--cold"], "decode (m = 1) reads rotating c
 private let threadsOption = OptionSpec(["--threads"], value: "N[,N...]", "thread counts (default 1,2)")
 private let rowsOption = OptionSpec(["--m"], value: "M[,M...]", "activation rows: 1 = a decode step, 512 = a prefill batch (default 1,512)")
 private let formatsOption = OptionSpec(["--formats"], value: "F[,F...]", "only these weight formats (q4_0, q4_1, q5_0, q8_0, q4_K, q5_K, q6_K, f16, mx...)")
+private let prefetchOption = OptionSpec(["--prefetch"], value: "BYTES[,BYTES...]",
+                                        "decode (m = 1) prefetch distances, timed in turns in one process, a row each (default: the one chosen for this CPU)")
 private let pathsOption = OptionSpec(["--paths"], value: "P[,P...]",
                                      "kernel paths: \(KernelPath.allCases.map(\.description).joined(separator: ", ")) (default: the best this CPU has)")
 
 let kernelBenchSpec = CommandSpec(
     program: "bench", name: "kernels",
     summary: "Matmul kernels on the models' shapes, against the int8 MAC peak, a streaming read and OpenBLAS sgemm.",
-    options: [jsonOption, threadsOption, rowsOption, formatsOption, pathsOption, allOption, quickOption, coldOption],
+    options: [jsonOption, threadsOption, rowsOption, formatsOption, pathsOption, allOption, quickOption, coldOption, prefetchOption],
     notes: """
     Every number a case is compared with is measured in the same run. Timings are medians after a warm-up; a matmul's
     time includes quantizing its activations. A path this CPU lacks is skipped with a note.
@@ -148,12 +148,15 @@ func runKernelBench(_ arguments: [String]) -> Int32 {
         return runKernelBench(json: args.has(jsonOption), all: args.has(allOption), quick: args.has(quickOption), cold: args.has(coldOption),
                               threadCounts: try args.ints(threadsOption, default: [1, 2], range: 1...4096),
                               ms: try args.ints(rowsOption, default: [1, 512], range: 1...65536),
-                              formatFilter: args.string(formatsOption).map { Set($0.split(separator: ",").map(String.init)) }, paths: paths)
+                              formatFilter: args.string(formatsOption).map { Set($0.split(separator: ",").map(String.init)) }, paths: paths,
+                              prefetch: args.string(prefetchOption) == nil ? nil : try args.ints(prefetchOption, default: [], range: 0...65536))
     }
 }
 
 private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, threadCounts: [Int], ms: [Int],
-                            formatFilter: Set<String>?, paths: [KernelPath]) -> Int32 {
+                            formatFilter: Set<String>?, paths: [KernelPath], prefetch: [Int]?) -> Int32 {
+    let chosenDistance = ck_decode_prefetch_bytes(-1)
+    defer { _ = ck_decode_prefetch_bytes(chosenDistance) }
     let mx: [WeightFormat] = [.mxint8, .mxfp4, .mxfp8_e4m3]
     var shapes = [
         KernelShape(model: "smollm2", name: "attn_q/o", n: 576, k: 576, formats: [.q4_1]),
@@ -186,7 +189,8 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
         int8Peak[t] = 2 * macs / secs / 1e9
     }
     if !json {
-        print("int8 MAC peak (\(KernelPath.best), register-only): " + threadCounts.map { "\($0) thr \(fixed(int8Peak[$0]!, 1)) Gop/s" }.joined(separator: ", "))
+        print("int8 MAC peak (\(KernelPath.best), register-only): " + threadCounts.map { "\($0) thr \(fixed(int8Peak[$0]!, 1)) Gop/s" }.joined(separator: ", ")
+              + "; decode prefetch distance \(chosenDistance) bytes (this CPU's)")
         print("")
         print("| model | tensor | m | n | k | format | path | thr | ms | Gop/s | % int8 peak | vs sgemm | weight GB/s | vs stream read |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -248,31 +252,44 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
                                 }
                             }
                         }
-                        // Decode is timed in turns with the read it is compared with.
-                        let (secs, vsStream) = m == 1
-                            ? timeInTurns(run, { _ = ck_bench_stream_read(streamBufs[turn % copies].pointer, weightBytes, Int32(t)) })
-                            : (timeIt(run), 0)
-                        let ops = 2.0 * Double(m) * Double(shape.n) * Double(shape.k)
-                        let gops = ops / secs / 1e9
-                        let pct = 100 * gops / int8Peak[t]!
-                        let vsSgemm = sgemmSecs[sKey]! / secs
-                        let gbps = Double(weightBytes) / secs / 1e9
-                        if json {
-                            var row: [(key: String, value: JSONValue)] = [
-                                ("model", .string(shape.model)), ("tensor", .string(shape.name)), ("m", .integer(m)), ("n", .integer(shape.n)),
-                                ("k", .integer(shape.k)), ("format", .string("\(format)")), ("path", .string("\(path)")), ("threads", .integer(t)),
-                                ("cold", .bool(cold && m == 1)), ("ms", jsonNumber(secs * 1000, 4)), ("gops", jsonNumber(gops, 2)),
-                                ("pct_vnni_peak", jsonNumber(pct, 1)), ("int8_peak_gops", jsonNumber(int8Peak[t]!, 1)),
-                                ("vs_sgemm", jsonNumber(vsSgemm, 2)), ("sgemm_gops", jsonNumber(ops / sgemmSecs[sKey]! / 1e9, 2)),
-                            ]
-                            if m == 1 {
-                                row += [("weight_gbps", jsonNumber(gbps, 2)), ("vs_stream_read", jsonNumber(vsStream, 2)),
-                                        ("stream_gbps", jsonNumber(gbps / vsStream, 2))]
+                        // Decode is timed in turns with the read it is compared with (and with
+                        // the other prefetch distances): a row per distance.
+                        var timings: [(label: String, distance: Int?, secs: Double, vsStream: Double)] = []
+                        if m == 1 {
+                            let distances = prefetch ?? [Int(chosenDistance)]
+                            let kernels = distances.map { distance in { _ = ck_decode_prefetch_bytes(Int64(distance)); run() } }
+                            let rounds = timeInTurns(kernels + [{ _ = ck_bench_stream_read(streamBufs[turn % copies].pointer, weightBytes, Int32(t)) }])
+                            for (i, distance) in distances.enumerated() {
+                                timings.append((prefetch == nil ? "\(path)" : "\(path) pf \(distance)", distance, median(rounds.map { $0[i] }),
+                                                median(rounds.map { $0[distances.count] / $0[i] })))
                             }
-                            print(JSONValue.object(row).jsonText)
+                            _ = ck_decode_prefetch_bytes(chosenDistance)
                         } else {
-                            let g = m == 1 ? fixed(gbps, 1) : "", s = m == 1 ? fixed(vsStream, 2) : ""
-                            print("| \(shape.model) | \(shape.name) | \(m) | \(shape.n) | \(shape.k) | \(format) | \(path) | \(t) | \(fixed(secs * 1000, 3)) | \(fixed(gops, 1)) | \(fixed(pct, 1)) | \(fixed(vsSgemm, 2)) | \(g) | \(s) |")
+                            timings = [("\(path)", nil, timeIt(run), 0)]
+                        }
+                        for (label, distance, secs, vsStream) in timings {
+                            let ops = 2.0 * Double(m) * Double(shape.n) * Double(shape.k)
+                            let gops = ops / secs / 1e9
+                            let pct = 100 * gops / int8Peak[t]!
+                            let vsSgemm = sgemmSecs[sKey]! / secs
+                            let gbps = Double(weightBytes) / secs / 1e9
+                            if json {
+                                var row: [(key: String, value: JSONValue)] = [
+                                    ("model", .string(shape.model)), ("tensor", .string(shape.name)), ("m", .integer(m)), ("n", .integer(shape.n)),
+                                    ("k", .integer(shape.k)), ("format", .string("\(format)")), ("path", .string("\(path)")), ("threads", .integer(t)),
+                                    ("cold", .bool(cold && m == 1)), ("ms", jsonNumber(secs * 1000, 4)), ("gops", jsonNumber(gops, 2)),
+                                    ("pct_vnni_peak", jsonNumber(pct, 1)), ("int8_peak_gops", jsonNumber(int8Peak[t]!, 1)),
+                                    ("vs_sgemm", jsonNumber(vsSgemm, 2)), ("sgemm_gops", jsonNumber(ops / sgemmSecs[sKey]! / 1e9, 2)),
+                                ]
+                                if m == 1 {
+                                    row += [("weight_gbps", jsonNumber(gbps, 2)), ("vs_stream_read", jsonNumber(vsStream, 2)),
+                                            ("stream_gbps", jsonNumber(gbps / vsStream, 2)), ("prefetch_bytes", .integer(distance ?? 0))]
+                                }
+                                print(JSONValue.object(row).jsonText)
+                            } else {
+                                let g = m == 1 ? fixed(gbps, 1) : "", s = m == 1 ? fixed(vsStream, 2) : ""
+                                print("| \(shape.model) | \(shape.name) | \(m) | \(shape.n) | \(shape.k) | \(format) | \(label) | \(t) | \(fixed(secs * 1000, 3)) | \(fixed(gops, 1)) | \(fixed(pct, 1)) | \(fixed(vsSgemm, 2)) | \(g) | \(s) |")
+                            }
                         }
                     }
                 }

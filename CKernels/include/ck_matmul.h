@@ -104,19 +104,21 @@ ck_format_info ck_weight_format_info(ck_weight_format f);
 const uint8_t *ck_code4_u(ck_weight_format f);
 
 /// How far ahead of its loads a decode (M = 1) kernel prefetches the weight stream, in bytes
-/// (scale planes: an eighth of it; MXFP8's scale codes a thirty-second). Both decode kernels (matvec_avx2.c, matmul_avx512.c) and the
-/// float decode walk the repacked groups in address order as one forward stream per array. The
-/// distance is a time ahead of the loads (bandwidth x latency), the same for every format: one
-/// core streaming 30-40 GB/s at 150-200 ns keeps 5-8 KB in flight. Measured inside one process,
-/// tokens alternating between two distances (this host's memory rate moves by up to 1.6x from
-/// one process to the next, so builds compared across processes hide a few per cent), Zen 5 EPYC
-/// VM, 2 threads, time in the decode matmuls at 6144 against 4096 bytes: Llama 3.2 1B shapes
-/// Q6_K -5.6 %, Q4_0 -3.4 %, Qwen 2.5 1.5B Q4_K_M -4.4 % (AVX2 path: Q4_0 -2.2 %, Q6_K -6.6 %),
-/// SmolLM2 -4 / -7 %, Gemma 3 -6 / -1 %, MXFP8 -2 %, Qwen3 4B Q8_0 +-1 %; 7168 as 6144; 8192:
-/// Q4_0 +1.9 %; 2048: Q6_K +14 %.
-#ifndef CK_DECODE_PF_BYTES
-#define CK_DECODE_PF_BYTES 6144
-#endif
+/// (scale planes: an eighth of it; MXFP8's scale codes a thirty-second). Both decode kernels
+/// (matvec_avx2.c, matmul_avx512.c) and the float decode walk the repacked groups in address
+/// order as one forward stream per array. The distance is a time ahead of the loads (bandwidth
+/// x latency), the same for every format, but not for every CPU, so it is a variable the library
+/// sets for the CPU it runs on when it loads (prefetch_distance.c says what was measured where)
+/// and `bench kernels --prefetch` compares in turns.
+#define CK_DECODE_PF_BYTES ck_decode_pf_distance()
+/// The distance in use (set through ck_decode_prefetch_bytes).
+extern int64_t ck_decode_pf_bytes;
+static inline int64_t ck_decode_pf_distance(void) { return __atomic_load_n(&ck_decode_pf_bytes, __ATOMIC_RELAXED); }
+
+/// Sets the decode prefetch distance (bytes, rounded down to whole 64-byte lines, 0..65536) when
+/// `bytes` >= 0, and returns the distance in use. A matmul in flight may see either distance
+/// (the kernels read it once per block); results do not depend on it.
+int64_t ck_decode_prefetch_bytes(int64_t bytes);
 
 /// A weight matrix as the kernels see it. `raw` is the original block data (GGUF or MX), rows
 /// [n][k/block], read by the reference kernel. The fast paths read the repacked arrays:

@@ -115,9 +115,10 @@ T256 INLINE void dword_block(const ck_weights *w, const float *xs, int64_t nb, i
     _mm_prefetch((const char *)scale_codes + CK_DECODE_PF_BYTES / 32, _MM_HINT_T0);
     __m256 p[2][4];
     UNROLL for (int h = 0; h < 2; h++) UNROLL for (int j = 0; j < 4; j++) p[h][j] = _mm256_setzero_ps();
+    const int64_t ahead = CK_DECODE_PF_BYTES;
     for (int i = 0; i < 32; i++) {
         const uint8_t *at = w->qs + ck_float_value_index(nb, row0, b, i);
-        fp8_prefetch_k((const char *)at, CK_FLOAT_BAND, 1);
+        fp8_prefetch_k((const char *)at, CK_FLOAT_BAND, ahead);
         const __m256 xv = _mm256_set1_ps(xs[i]);
         UNROLL for (int h = 0; h < 2; h++) {
             __m256 v[4];

@@ -145,10 +145,11 @@ T512G INLINE void decode64_biased(__m512i c, __m512 v[4], const int E5M2) {
 /// on the fma before them (four cycles) every k; a pair's eight keep the FMA pipes busy.
 T512G INLINE void gfni_block_sums(const uint8_t *q, const float *xs, __m512 p[][4], const int NB, const int E5M2) {
     UNROLL for (int j = 0; j < NB; j++) UNROLL for (int l = 0; l < 4; l++) p[j][l] = _mm512_setzero_ps();
+    const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a block
     for (int i = 0; i < 32; i++) {
         UNROLL for (int j = 0; j < NB; j++) {
             const uint8_t *at = q + (i * NB + j) * CK_FLOAT_BAND;
-            _mm_prefetch((const char *)at + CK_DECODE_PF_BYTES, _MM_HINT_T0);   // a line a load, not a burst a block
+            _mm_prefetch((const char *)at + ahead, _MM_HINT_T0);   // a line a load, not a burst a block
             const __m512 xv = _mm512_set1_ps(xs[j * 32 + i]);
             __m512 v[4];
             decode64_biased(_mm512_loadu_si512((const void *)at), v, E5M2);

@@ -109,10 +109,11 @@ TARGET INLINE void fp8_store_rows(const ck_matmul_desc *d, float *y, int64_t row
 }
 
 /// Asks for the lines `bytes` bytes from `at` (one k of a band's blocks that share k steps)
-/// CK_DECODE_PF_BYTES ahead in the band's stream (values of esize bytes): a line a load rather
-/// than a block's lines in one burst, which outran the core's outstanding misses.
-TARGET INLINE void fp8_prefetch_k(const char *at, const int64_t bytes, const int64_t esize) {
-    UNROLL for (int64_t o = 0; o < bytes; o += 64) V_PREFETCH(at + o + CK_DECODE_PF_BYTES * esize);
+/// `ahead` bytes ahead in the band's stream (CK_DECODE_PF_BYTES times the bytes a value, read
+/// once a block by the caller): a line a load rather than a block's lines in one burst, which
+/// outran the core's outstanding misses.
+TARGET INLINE void fp8_prefetch_k(const char *at, const int64_t bytes, const int64_t ahead) {
+    UNROLL for (int64_t o = 0; o < bytes; o += 64) V_PREFETCH(at + o + ahead);
 }
 
 /// Block b's 32 activations times `scale` into xs, which the decode loop broadcasts from memory
@@ -145,8 +146,9 @@ TARGET INLINE void fp8_band_blocks(const ck_weights *w, const float *x, int64_t 
     const int64_t first = b & ~(int64_t)1;
     const int whole_pair = NB == 1 && esize == 2;
     const int64_t pf_bytes = (whole_pair ? (b == first ? (first + 1 < nb ? 2 : 1) : 0) : NB) * CK_FLOAT_BAND * esize;
+    const int64_t ahead = CK_DECODE_PF_BYTES * esize;
     for (int i = 0; i < 32; i++) {
-        if (pf_bytes) fp8_prefetch_k((const char *)w->qs + fp8_code_offset(u0, nb, whole_pair ? first : b, i) * esize, pf_bytes, esize);
+        if (pf_bytes) fp8_prefetch_k((const char *)w->qs + fp8_code_offset(u0, nb, whole_pair ? first : b, i) * esize, pf_bytes, ahead);
         UNROLL for (int j = 0; j < NB; j++) {
             const VEC xv = V_SET1(xb[32 * j + i]);
             const int64_t at = fp8_code_offset(u0, nb, b + j, i);   // the band's units follow LANES apart

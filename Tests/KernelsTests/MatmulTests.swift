@@ -287,6 +287,29 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
         }
     }
 
+    /// The decode prefetch distance goes in whole 64-byte lines within 0...65536 (the per-CPU
+    /// default and `bench kernels --prefetch` set it this way), and decode keeps the reference's
+    /// bits at any distance, none and the largest included.
+    @Test func decodePrefetchDistance() throws {
+        let chosen = ck_decode_prefetch_bytes(-1)
+        defer { _ = ck_decode_prefetch_bytes(chosen) }
+        #expect(ck_decode_prefetch_bytes(3000) == 2944 && ck_decode_prefetch_bytes(-1) == 2944)
+        #expect(ck_decode_prefetch_bytes(1 << 20) == 65536)
+        for format in [WeightFormat.q4_K, .q8_0, .mxfp8_e4m3] {
+            let k = 2048, n = 80
+            let w = try randomWeights(format, n: n, k: k, seed: 400)
+            let x = gaussians(k, seed: 401)
+            let ref = runMatmul(w, x, m: 1, path: .ref)
+            for distance: Int64 in [0, 64, 3072, 65536] {
+                #expect(ck_decode_prefetch_bytes(distance) == distance)
+                for path in simdPaths {
+                    let y = runMatmul(w, x, m: 1, path: path, threads: 2)
+                    #expect(y.map(\.bitPattern) == ref.map(\.bitPattern), "\(format) \(path) prefetch \(distance)")
+                }
+            }
+        }
+    }
+
     /// Ops.linear over weights reading one input quantizes once per scheme (Q4_1 → Q8_1, Q8_0 and
     /// Q5_0 → Q8_0, F32 → none) and equals separate calls.
     @Test func sharedQuantizedInput() throws {
