@@ -23,19 +23,23 @@ struct KernelShape {
     let model: String, name: String, n: Int, k: Int, formats: [WeightFormat]
 }
 
-/// Each body's seconds per round, timed in turns (bodies[0], bodies[1], ..., then again) after
-/// one warm-up call each, so that figures compared across bodies are calls a few milliseconds
-/// apart (a shared host's DRAM rate moves by up to 2x within a run): 5..50 rounds in ~`budget` s.
+/// Each body's seconds per round (indexed as `bodies`), timed in turns after one warm-up call
+/// each, so that figures compared across bodies are calls a few milliseconds apart (a shared
+/// host's DRAM rate moves by up to 2x within a run); each round starts one body further on, so
+/// none always follows the same one. 5..50 rounds in ~`budget` s.
 func timeInTurns(budget: Double = 0.5, _ bodies: [() -> Void]) -> [[Double]] {
     for body in bodies { body() }
     var rounds: [[Double]] = []
     let start = now()
     while rounds.count < 5 || (now() - start < budget && rounds.count < 50) {
-        rounds.append(bodies.map { body in
+        var seconds = [Double](repeating: 0, count: bodies.count)
+        for turn in 0..<bodies.count {
+            let i = (rounds.count + turn) % bodies.count
             let t0 = now()
-            body()
-            return now() - t0
-        })
+            bodies[i]()
+            seconds[i] = now() - t0
+        }
+        rounds.append(seconds)
     }
     return rounds
 }
@@ -256,7 +260,8 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
                         // the other prefetch distances): a row per distance.
                         var timings: [(label: String, distance: Int?, secs: Double, vsStream: Double)] = []
                         if m == 1 {
-                            let distances = prefetch ?? [Int(chosenDistance)]
+                            // As set: whole lines within 0...65536.
+                            let distances = (prefetch ?? [Int(chosenDistance)]).map { Int(ck_decode_prefetch_bytes(Int64($0))) }
                             let kernels = distances.map { distance in { _ = ck_decode_prefetch_bytes(Int64(distance)); run() } }
                             let rounds = timeInTurns(kernels + [{ _ = ck_bench_stream_read(streamBufs[turn % copies].pointer, weightBytes, Int32(t)) }])
                             for (i, distance) in distances.enumerated() {

@@ -117,7 +117,7 @@ static inline int64_t ck_decode_pf_distance(void) { return __atomic_load_n(&ck_d
 
 /// Sets the decode prefetch distance (bytes, rounded down to whole 64-byte lines, 0..65536) when
 /// `bytes` >= 0, and returns the distance in use. A matmul in flight may see either distance
-/// (the kernels read it once per block); results do not depend on it.
+/// (each kernel reads it once a call, group or block, before its loop); results do not depend on it.
 int64_t ck_decode_prefetch_bytes(int64_t bytes);
 
 /// A weight matrix as the kernels see it. `raw` is the original block data (GGUF or MX), rows

@@ -75,15 +75,16 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
     UNROLL for (int r = 0; r < MT; r++)
         UNROLL for (int h = 0; h < HT; h++) acc[r][h] = _mm256_setzero_ps();
 
+    const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a tile
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *bq = qs + b * qb;
         const int8_t *ab = aq + b * 32;
         if (c->stream) {
             const char *block = (const char *)(bq - 32 * side);
             const int64_t dwb = ck_dw_block_bytes(NSC, SC), mwb = ck_mw_block_bytes(HASMIN, SC);
-            UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch(block + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)dws + (g * nb + b) * dwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
-            if (mwb) _mm_prefetch((const char *)mws + (g * nb + b) * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+            UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch(block + ahead + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)dws + (g * nb + b) * dwb + ahead / 8, _MM_HINT_T0);
+            if (mwb) _mm_prefetch((const char *)mws + (g * nb + b) * mwb + ahead / 8, _MM_HINT_T0);
         }
         __m256 d0[HTX], d1[HTX], mw[HTX];
         UNROLL for (int h = 0; h < HT; h++) {

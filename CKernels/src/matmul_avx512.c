@@ -152,14 +152,15 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     const __m512 vneg = _mm512_set1_ps(negoff);
     __m512 acc[MT_MAX];
     UNROLL for (int r = 0; r < MT; r++) acc[r] = _mm512_setzero_ps();
+    const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a tile
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *qs = qbase + (g * nb + b) * qb;
         // Prefetch where the weights stream from memory: decode, and steps of fewer than 8 rows
         // (batched decode of a few sequences), which take one pass per L2 chunk.
         if (MT == 1 || d->m < 8) {
-            UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch((const char *)qs + CK_DECODE_PF_BYTES + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)w->dw + (g * nb + b) * dwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
-            if (mwb) _mm_prefetch((const char *)w->mw + (g * nb + b) * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+            UNROLL for (int o = 0; o < qb; o += 64) _mm_prefetch((const char *)qs + ahead + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)w->dw + (g * nb + b) * dwb + ahead / 8, _MM_HINT_T0);
+            if (mwb) _mm_prefetch((const char *)w->mw + (g * nb + b) * mwb + ahead / 8, _MM_HINT_T0);
         }
         __m512i dot0[MT_MAX], dot1[MT_MAX];
         UNROLL for (int r = 0; r < MT; r++) { dot0[r] = _mm512_setzero_si512(); dot1[r] = _mm512_setzero_si512(); }

@@ -112,10 +112,10 @@ T256 INLINE void dword_block(const ck_weights *w, const float *xs, int64_t nb, i
                              const int E5M2, const int SPECIAL) {
     const int64_t row0 = band * CK_FLOAT_BAND;
     const uint8_t *scale_codes = (const uint8_t *)w->dw + ck_float_scale_index(nb, row0, b);
-    _mm_prefetch((const char *)scale_codes + CK_DECODE_PF_BYTES / 32, _MM_HINT_T0);
+    const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a block
+    _mm_prefetch((const char *)scale_codes + ahead / 32, _MM_HINT_T0);
     __m256 p[2][4];
     UNROLL for (int h = 0; h < 2; h++) UNROLL for (int j = 0; j < 4; j++) p[h][j] = _mm256_setzero_ps();
-    const int64_t ahead = CK_DECODE_PF_BYTES;
     for (int i = 0; i < 32; i++) {
         const uint8_t *at = w->qs + ck_float_value_index(nb, row0, b, i);
         fp8_prefetch_k((const char *)at, CK_FLOAT_BAND, ahead);

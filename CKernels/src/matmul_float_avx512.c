@@ -189,11 +189,12 @@ T512G INLINE void band_gfni(const ck_matmul_desc *d, const ck_weights *w, const 
     const float scale_x = E5M2 ? 0x1p112f : 0x1p120f;
     __m512 acc[4];
     UNROLL for (int j = 0; j < 4; j++) acc[j] = _mm512_setzero_ps();
+    const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a band
     int64_t b = 0;
     for (; b + 2 <= nb; b += 2) {
         const uint8_t *q = w->qs + ck_float_value_index(nb, band * CK_FLOAT_BAND, b, 0);
-        _mm_prefetch((const char *)scale_codes + b * CK_FLOAT_BAND + CK_DECODE_PF_BYTES / 32, _MM_HINT_T0);
-        _mm_prefetch((const char *)scale_codes + (b + 1) * CK_FLOAT_BAND + CK_DECODE_PF_BYTES / 32, _MM_HINT_T0);
+        _mm_prefetch((const char *)scale_codes + b * CK_FLOAT_BAND + ahead / 32, _MM_HINT_T0);
+        _mm_prefetch((const char *)scale_codes + (b + 1) * CK_FLOAT_BAND + ahead / 32, _MM_HINT_T0);
         float xs[64] __attribute__((aligned(64)));   // the activations times the inverse power
         fp8_scaled_block(x, b, scale_x, xs);
         fp8_scaled_block(x, b + 1, scale_x, xs + 32);

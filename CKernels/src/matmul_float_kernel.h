@@ -128,9 +128,10 @@ TARGET INLINE void fp8_scaled_block(const float *x, int64_t b, float scale, floa
 TARGET INLINE void fp8_band_blocks(const ck_weights *w, const float *x, int64_t nb, int64_t u0, int64_t b, VEC *acc,
                                    const int NB, const int KIND, const int SX) {
     const int64_t esize = KIND >= FK_F16 ? 2 : 1;   // bytes per value in qs
+    const int64_t pf = CK_DECODE_PF_BYTES;           // read once a block
     if (KIND < FK_F16)
         UNROLL for (int j = 0; j < NB; j++)
-            V_PREFETCH((const char *)w->dw + fp8_scale_offset(u0, nb, b + j) + CK_DECODE_PF_BYTES / 32);
+            V_PREFETCH((const char *)w->dw + fp8_scale_offset(u0, nb, b + j) + pf / 32);
     float xs[2 * 32] __attribute__((aligned(64)));
     const float *xb = x + b * 32;
     if (SX) {
@@ -146,7 +147,7 @@ TARGET INLINE void fp8_band_blocks(const ck_weights *w, const float *x, int64_t 
     const int64_t first = b & ~(int64_t)1;
     const int whole_pair = NB == 1 && esize == 2;
     const int64_t pf_bytes = (whole_pair ? (b == first ? (first + 1 < nb ? 2 : 1) : 0) : NB) * CK_FLOAT_BAND * esize;
-    const int64_t ahead = CK_DECODE_PF_BYTES * esize;
+    const int64_t ahead = pf * esize;
     for (int i = 0; i < 32; i++) {
         if (pf_bytes) fp8_prefetch_k((const char *)w->qs + fp8_code_offset(u0, nb, whole_pair ? first : b, i) * esize, pf_bytes, ahead);
         UNROLL for (int j = 0; j < NB; j++) {

@@ -53,10 +53,11 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
     const __m256 vneg = _mm256_set1_ps(negoff);
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a group
     for (int64_t b = 0; b < nb; b++, q += qb, aq += 32, meta += 4) {
-        prefetch_range(q + CK_DECODE_PF_BYTES, qb);
-        _mm_prefetch((const char *)dwp + b * dwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
-        if (mwb) _mm_prefetch((const char *)mwp + b * mwb + CK_DECODE_PF_BYTES / 8, _MM_HINT_T0);
+        prefetch_range(q + ahead, qb);
+        _mm_prefetch((const char *)dwp + b * dwb + ahead / 8, _MM_HINT_T0);
+        if (mwb) _mm_prefetch((const char *)mwp + b * mwb + ahead / 8, _MM_HINT_T0);
         __m256i dot0[2], dot1[2];
         if (V == V_U4) {
             // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.

@@ -30,6 +30,7 @@ enum { ZEN3_BYTES = 3072 };
 
 __attribute__((constructor)) static void choose_for_this_cpu(void) {
     __builtin_cpu_init();
-    if (__builtin_cpu_is("znver3")) ck_decode_prefetch_bytes(ZEN3_BYTES);
+    // Some libgcc versions name later family 19h models (Zen 4, which has AVX-512) znver3 too.
+    if (__builtin_cpu_is("znver3") && !__builtin_cpu_supports("avx512f")) ck_decode_prefetch_bytes(ZEN3_BYTES);
 }
 #endif

@@ -289,7 +289,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
 
     /// The decode prefetch distance goes in whole 64-byte lines within 0...65536 (the per-CPU
     /// default and `bench kernels --prefetch` set it this way), and decode keeps the reference's
-    /// bits at any distance, none and the largest included.
+    /// bits at any distance, zero and the largest included.
     @Test func decodePrefetchDistance() throws {
         let chosen = ck_decode_prefetch_bytes(-1)
         defer { _ = ck_decode_prefetch_bytes(chosen) }
