@@ -64,11 +64,10 @@ static _Atomic int dwords_wanted = 1;   // ck_float_avx2_use_dwords
 // under fp32's (a low word's: a multiply by 2^12 or 2^13 into the dword), the even bytes take a
 // shift left 8 first, and an AND keeps one copy of the sign: the value times 2^-120 or 2^-112,
 // exactly, as the other decodes form it; three shifts, two multiplies and four ANDs per 32
-// codes. Register j of a
-// half then holds rows 4d + j in lane d: the block scales take that order and the sums give it
-// back when stored. Each lane still runs its row's chain in k order, so the bits are the
-// reference's. E5M2's infinity and NaN codes read as finite numbers this way;
-// a block the repack flagged for holding one (ck_weights' mw) sets their exponents to all ones,
+// codes. Register j of a half then holds rows 4d + j in lane d: the block scales take that order
+// and the sums give it back when stored. Each lane still runs its row's chain in k order, so the
+// bits are the reference's. E5M2's infinity and NaN codes read as finite numbers this way; a
+// block the repack flagged for holding one (ck_weights' mw) sets their exponents to all ones,
 // which gives the same products as the reference's (an infinity times an activation scaled by a
 // power of two keeps its sign; times zero it is NaN either way).
 

@@ -13,7 +13,6 @@
 #pragma STDC FP_CONTRACT OFF
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
-#include <string.h>
 #include "ck_matmul.h"
 
 #include "avx512_target.h"
