@@ -2,17 +2,22 @@
 //
 // The CPU analogue of TensorOps `matmul2d` with a transposed, block-scaled right operand.
 //
-// Integer formats (Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K, MXINT8, MXFP4) all reduce to one canonical
-// form per 32-element block b of a weight row: unsigned 8-bit values u[32] (the stored integer
-// plus a format offset `off`, so the u8 x s8 VNNI instruction applies directly), one or two fp32
-// scales dw (two for Q6_K, whose scales cover 16 elements) and an fp32 bias term mw
-// (the minimum for Q4_1 / Q4_K, else -off * dw). Activations are quantized to int8 blocks of 32
-// with a scale da (per the format's scheme, see ck_act_format) and the block's (and each half's)
-// sum premultiplied by da. Then, per output,
-// strictly in block order:
+// Integer formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, IQ4_XS, MXINT8, MXFP4) all reduce to one
+// canonical form per 32-element block b of a weight row: unsigned 8-bit values u[32] (the stored
+// integer plus a format offset `off`, so the u8 x s8 VNNI instruction applies directly), an fp32
+// scale dw and an fp32 bias term mw (the minimum for Q4_1 / Q5_1, else -off * dw). Activations
+// are quantized to int8 blocks of 32 with a scale da (per the format's scheme, see ck_act_format)
+// and the block's sum premultiplied by da. Then, per output, strictly in block order:
 //     acc = fma((float)dot(u, q) * dw, da, acc);  acc = fma(mw, da * sum(q), acc)
-// Every path evaluates exactly these fp32 operations in this order, so the SIMD kernels are
-// bit-identical to the reference. Float formats (F32, F16, MXFP8) use fp32 activations.
+// The K-quants (Q3_K, Q4_K, Q5_K, Q6_K) keep their integer sub-block codes: sc per 32 (Q4_K,
+// Q5_K) or per 16 elements (Q3_K, Q6_K, signed), the min codes m per 32 (Q4_K, Q5_K), under the
+// super-block's fp16 d and dmin, against Q8_K activations (one da per 256). Per 256 super-block,
+// in order, in exact int32 arithmetic:
+//     S = sum over its 16-element halves of sc * (dot(u, q) - off * sum(q)),  M = sum of m * sum(q)
+// then acc = fma((float)S * d, da, acc) and, for Q4_K and Q5_K, acc = fma((float)M * -dmin, da, acc).
+// Every path evaluates exactly these fp32 operations in this order (how it forms the exact
+// integers is its own), so the SIMD kernels are bit-identical to the reference. Float formats
+// (F32, F16, BF16, MXFP8) use fp32 activations.
 #ifndef CK_MATMUL_H
 #define CK_MATMUL_H
 
@@ -133,13 +138,13 @@ int64_t ck_decode_prefetch_bytes(int64_t bytes);
 ///    64v + 4r + i holding u & 3 of elements 4j+i (bits 4(j%2)..) and 16+4j+i (bits 4(j%2)+2..)
 ///    for quads j = 2v, 2v + 1, then a 64-byte plane of the third bits, byte 128 + 4r + i with
 ///    bit j of u[4j+i] >> 2 and bit 4 + j of u[16+4j+i] >> 2 (as Q5_0's fifth bits);
-///  - dw: [group][block][nsc][16]; mw: [group][block][16] (has_min formats only; MXFP8 E5M2's flags below); fp16 bits when
+///  - dw: [group][block][16]; mw: [group][block][16] (has_min formats only; MXFP8 E5M2's flags below); fp16 bits when
 ///    half_scales (Q4_0, Q4_1, Q5_0, Q8_0, whose d and m are fp16 already: saves decode bytes),
 ///    else fp32; the K-quants instead keep their scales as stored, one record per group and
-///    super-block (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC; no mw), and the kernels form
-///    dw = d * sc and mw = -(dmin * m) in registers: both products are exact in fp32 (11-bit
-///    by 6- or 8-bit significands), so they equal the reference's. With Q6_K's 6-bit values,
-///    both stream 1.03x and 1.00x the file's bytes (fp32 planes and a byte layout: 1.33x, 1.52x);
+///    super-block (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC; no mw): the integer codes their
+///    canonical form multiplies the integer dots by, and d, dmin for its fp32 steps. With Q6_K's
+///    6-bit values, both stream 1.03x and 1.00x the file's bytes (fp32 planes and a byte layout:
+///    1.33x, 1.52x);
 ///  - MXFP4 keeps its E2M1 codes (packed4, code4: CK_MXFP4_U gives u) and its ue8m0 codes as
 ///    stored (e8m0_offset: dw = [group][block][16] bytes), 4.25 bits per weight as in the file;
 ///    the kernels form dw = 2^(e - 128) in registers (ck_e8m0_bits), exactly the reference's;
@@ -221,18 +226,49 @@ void ck_byte_layout_block(const ck_weights *w, int64_t g, int64_t b, uint8_t out
 /// dw[nsc], mw (already -off*dw when the format has no minimum). Integer formats only.
 void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw);
 
+/// A K-quant super-block's stored scales (Q3_K, Q4_K, Q5_K, Q6_K): the fp16 factors d and dmin
+/// (dmin 0 for Q3_K and Q6_K) and, per 32-block j, the integer codes sc[j][half] of its two
+/// 16-element halves (Q4_K, Q5_K: the block's one 6-bit code in both; Q3_K: its code - 32) and
+/// the 6-bit min code m[j] (Q4_K, Q5_K; else 0).
+typedef struct {
+    ck_half d, dmin;
+    int8_t sc[8][2];
+    uint8_t m[8];
+} ck_kscales;
+
+/// The scales of super-block `sb` of a raw K-quant row (zeros for any other format).
+void ck_kscales_of(ck_weight_format f, const void *row, int64_t sb, ck_kscales *out);
+
 /// Quantized activations: q [m][k] int8; meta [m][k/32][4] fp32 = {da, da*sum, da*sum(0..15),
-/// da*sum(16..31)} (da*sum is fp16-rounded under Q8_1); sums [m][k/32] the integer block sums;
-/// x the fp32 source (used by the float formats); format the scheme (ck_act_format, not F32;
-/// Q8_K needs k a multiple of 256). Caller-owned memory.
+/// da*sum(16..31)} (da*sum is fp16-rounded under Q8_1); sums [m][k/32] the integer block sums and
+/// half_sums [m][k/16] those of each 16 (|sum| <= 32 * 127 fits int16; the K-quants' integer
+/// super-block terms and the offset-128 formats' signed dots read them); x the fp32 source (used
+/// by the float formats); format the scheme (ck_act_format, not F32; Q8_K needs k a multiple of
+/// 256). Caller-owned memory.
 typedef struct {
     const float *x;
     int8_t *q;
     float *meta;
-    int32_t *sums;
+    int16_t *sums;
+    int16_t *half_sums;
     int64_t m, k;
     ck_act_format format;
 } ck_act;
+
+/// Rows [m0, m1) of `a` as an activation operand of their own (the same memory, offset).
+static inline ck_act ck_act_rows(const ck_act *a, int64_t m0, int64_t m1) {
+    ck_act r = *a;
+    const int64_t nb = a->k / 32;
+    r.m = m1 - m0;
+    r.x = a->x ? a->x + m0 * a->k : NULL;
+    if (a->q) {   // quantized activations (fp32-activation formats have none)
+        r.q += m0 * a->k;
+        r.meta += m0 * nb * 4;
+        r.sums += m0 * nb;
+        r.half_sums += m0 * nb * 2;
+    }
+    return r;
+}
 
 /// Quantizes rows [m0, m1) of a->x into a->q / a->meta with the scheme a->format (see
 /// ck_act_format). The AVX-512 twin implements Q8_32 only; ck_quantize_act runs the AVX2 twin

@@ -32,6 +32,9 @@ typedef simde__m512d __m512d;
 typedef simde__m256i __m256i;
 typedef simde__mmask16 __mmask16;
 typedef simde__mmask64 __mmask64;
+// This release aliases _mm512_madd_epi16 with the masked form's four arguments.
+#undef _mm512_madd_epi16
+#define _mm512_madd_epi16(a, b) simde_mm512_madd_epi16(a, b)
 #ifndef _CMP_GT_OQ
 #define _CMP_GT_OQ SIMDE_CMP_GT_OQ
 #endif

@@ -11,9 +11,10 @@
 //    4-bit / Q5_0 formats unpack their chunk of groups once per call into a per-thread buffer;
 //  - C: up to 16 x 16 int32 dots of one block.
 // Each block has its own scale, so K per tile is 32 and every block's C tile is stored and the
-// canonical fp32 epilogue (ck_matmul.h) applied with AVX-512 to 16 accumulator registers (one per
-// activation row, 16 weight rows each) in block order, so the result equals the reference's bit
-// for bit. Measured on a Xeon with AMX-INT8: a block's tile work (zero, two loads, product,
+// canonical epilogue (ck_matmul.h) applied with AVX-512 to 16 accumulator registers (one per
+// activation row, 16 weight rows each) in block order (the K-quants multiply each block's dots by
+// their codes into 16 integer sums and take their fp32 steps once a super-block), so the result
+// equals the reference's bit for bit. Measured on a Xeon with AMX-INT8: a block's tile work (zero, two loads, product,
 // store) takes ~15 ns and its epilogue (cvt, mul, two fma per row) ~12 ns, and the two do not
 // overlap, so this reaches ~1.1-1.5x the VNNI tile, not the tile unit's peak.
 #pragma STDC FP_CONTRACT OFF
@@ -114,12 +115,32 @@ TAMX INLINE void run_items(const ck_matmul_desc *d, const ck_weights *w, const c
         for (int64_t t = 0; t < ntiles; t++) {
             const float *meta0 = a->meta + (m0 + 16 * t) * nb * 4;
             __m512 acc[16];
-            UNROLL for (int r = 0; r < 16; r++) acc[r] = _mm512_setzero_ps();
+            __m512i ksum[16];   // K-quants: sum of code * dot(u, q) over the super-block so far
+            UNROLL for (int r = 0; r < 16; r++) { acc[r] = _mm512_setzero_ps(); ksum[r] = _mm512_setzero_si512(); }
             for (int64_t b = 0; b < nb; b++, item++) {
                 issue(&c, aq0, k, nb, ntiles, bytes0);
                 const int s = (int)(item & (CK_AMX_DEPTH - 1));
-                const __m512 d0 = ck_scales16(w->dw, w->mw, nb, g, b, 0, 1, SC);
-                const __m512 mw = HASMIN ? ck_scales16(w->dw, w->mw, nb, g, b, 2, 1, SC) : _mm512_mul_ps(d0, vneg);
+                if (SC == CK_SC_K) {   // Q4_K, Q5_K: integer per super-block, then its fp32 steps
+                    const uint8_t *rec = ck_kscale_record(w->dw, nb, g, b, 1);
+                    const __m512i c0 = ck_kcodes16(rec + ck_kscale_codes((int)(b % 8), 0, 1), 0);
+                    UNROLL for (int r = 0; r < 16; r++)
+                        if (FULL || r < R) ksum[r] = _mm512_add_epi32(ksum[r], _mm512_mullo_epi32(_mm512_loadu_si512(scratch.dot[s][r]), c0));
+                    if (b % 8 == 7) {
+                        __m512i pairs[8];
+                        ck_kterm_pairs16(rec, 1, pairs);
+                        UNROLL for (int r = 0; r < 16; r++) {
+                            if (FULL || r < R) {
+                                const int64_t first = (m0 + 16 * t + r) * nb + b - 7;
+                                const __m512 da = _mm512_set1_ps(meta0[(r * nb + b) * 4]);
+                                acc[r] = ck_kfold16(acc[r], ksum[r], ck_kterm16(pairs, a->sums + first, 1), rec, da, 0, 1);
+                                ksum[r] = _mm512_setzero_si512();
+                            }
+                        }
+                    }
+                    continue;
+                }
+                const __m512 d0 = ck_scales16(w->dw, w->mw, nb, g, b, 0, SC);
+                const __m512 mw = HASMIN ? ck_scales16(w->dw, w->mw, nb, g, b, 2, SC) : _mm512_mul_ps(d0, vneg);
                 UNROLL for (int r = 0; r < 16; r++) {
                     if (FULL || r < R) {
                         const float *meta = meta0 + (r * nb + b) * 4;

@@ -41,21 +41,77 @@ T256 INLINE __m256 ck_e8m0_scales8(const uint8_t *e8, int off) {
 }
 
 /// The 8 fp32 row scales of rows 8h..8h+7 of group g, 32-block b (nb blocks per row): which = 0
-/// dw (the first half-block's for Q6_K), 1 Q6_K's second half-block dw, 2 mw (has_min formats).
-/// K records: the products d * sc and -(dmin * m), exact in fp32 as in ck_decode_block32.
+/// dw, 2 mw (has_min formats). Every storage but the K records (their kernels take the codes).
 T256 INLINE __m256 ck_scales8(const void *dw, const void *mw, int64_t nb, int64_t g, int64_t b, int h, int which,
-                              const int NSC, const int SC) {
-    if (SC == CK_SC_K) {
-        const uint8_t *rec = ck_kscale_record(dw, nb, g, b, NSC);
-        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(rec + 32 * (which == 2) + 16 * h)));
-        const __m128i codes = _mm_loadl_epi64((const __m128i *)(rec + ck_kscale_codes((int)(b % 8), which, NSC) + 8 * h));
-        const __m256 v = _mm256_mul_ps(d, _mm256_cvtepi32_ps(NSC == 2 ? _mm256_cvtepi8_epi32(codes) : _mm256_cvtepu8_epi32(codes)));
-        return which == 2 ? _mm256_xor_ps(v, _mm256_set1_ps(-0.0f)) : v;
-    }
+                              const int SC) {
     if (SC == CK_SC_E8 || SC == CK_SC_E8I)
         return ck_e8m0_scales8((const uint8_t *)dw + (g * nb + b) * CK_R + 8 * h, ck_e8m0_plane_offset(SC));
     if (which == 2) return ck_load_scales8(mw, (g * nb + b) * CK_R + 8 * h, SC == CK_SC_F16);
-    return ck_load_scales8(dw, ((g * nb + b) * NSC + which) * CK_R + 8 * h, SC == CK_SC_F16);
+    return ck_load_scales8(dw, (g * nb + b) * CK_R + 8 * h, SC == CK_SC_F16);
+}
+
+// MARK: - The K-quants' integer super-block form (ck_matmul.h)
+
+/// Rows 8h..8h+7's fp16 factor of a K record (which = 0: d, 2: dmin), as fp32.
+T256 INLINE __m256 ck_kfactor8(const uint8_t *rec, int h, int which) {
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(rec + 32 * (which == 2) + 16 * h)));
+}
+
+/// Eight rows' codes c[0..7] (int8 when SIGNED: Q6_K, Q3_K) as int32, row d in dword d.
+T256 INLINE __m256i ck_codes8(const uint8_t *c, const int SIGNED) {
+    const __m128i x = _mm_loadl_epi64((const __m128i *)c);
+    return SIGNED ? _mm256_cvtepi8_epi32(x) : _mm256_cvtepu8_epi32(x);
+}
+
+/// Eight rows' codes c[0..7] as the i16 pair (c[d], c[d]) in dword d: the vpmaddwd multiplier
+/// that adds a dword's two i16 partial dots times its row's code. One broadcast and one
+/// vpshufb (the code in the high byte, then an arithmetic shift, when SIGNED).
+T256 INLINE __m256i ck_code_pairs8(const uint8_t *c, const int SIGNED) {
+    int64_t v;
+    memcpy(&v, c, 8);
+    const __m256i x = _mm256_set1_epi64x(v);   // c[0..7] twice in each 128-bit lane
+    if (SIGNED)
+        return _mm256_srai_epi16(_mm256_shuffle_epi8(x, _mm256_setr_epi8(-1, 0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3,
+                                                                         -1, 4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7)), 8);
+    return _mm256_shuffle_epi8(x, _mm256_setr_epi8(0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3, -1,
+                                                   4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7, -1));
+}
+
+/// The pairs of codes that multiply the activation sums of a super-block, rows 8h..8h+7 of the
+/// record: NSC = 1 (Q4_K, Q5_K) pair p the min codes of 32-blocks 2p and 2p + 1 (p < 4);
+/// NSC = 2 (Q6_K, Q3_K) pair j 32-block j's two half-block codes. Dword d holds row d's pair as
+/// two i16, the order of the int16 sums they meet (ck_act: sums, half_sums).
+T256 INLINE void ck_kterm_pairs8(const uint8_t *rec, int h, const int NSC, __m256i pairs[8]) {
+    UNROLL for (int p = 0; p < (NSC == 2 ? 8 : 4); p++) {
+        const uint8_t *a = rec + 8 * h + (NSC == 2 ? ck_kscale_codes(p, 0, 2) : ck_kscale_codes(2 * p, 2, 1));
+        const uint8_t *b = rec + 8 * h + (NSC == 2 ? ck_kscale_codes(p, 1, 2) : ck_kscale_codes(2 * p + 1, 2, 1));
+        const __m128i x = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)a), _mm_loadl_epi64((const __m128i *)b));
+        pairs[p] = NSC == 2 ? _mm256_cvtepi8_epi16(x) : _mm256_cvtepu8_epi16(x);
+    }
+}
+
+/// The activation side of a super-block for one activation row: per row, the codes of
+/// ck_kterm_pairs8 times the row's int16 sums (NSC = 1: the 8 block sums, a->sums; NSC = 2: the
+/// 16 half-block sums, a->half_sums), exact in int32.
+T256 INLINE __m256i ck_kterm8(const __m256i pairs[8], const int16_t *sums, const int NSC) {
+    __m256i t = _mm256_setzero_si256();
+    UNROLL for (int p = 0; p < (NSC == 2 ? 8 : 4); p++) {
+        int32_t two;
+        memcpy(&two, sums + 2 * p, 4);
+        t = _mm256_add_epi32(t, _mm256_madd_epi16(pairs[p], _mm256_set1_epi32(two)));
+    }
+    return t;
+}
+
+/// acc after a super-block (ck_matmul.h): s = sum of code * dot(u, q), t its ck_kterm8, da the
+/// activations' scale. NSC = 1: acc + (float)s * d * da, then + (float)t * -dmin * da;
+/// NSC = 2: acc + (float)(s - off * t) * d * da.
+T256 INLINE __m256 ck_kfold8(__m256 acc, __m256i s, __m256i t, const uint8_t *rec, int h, __m256 da, int off, const int NSC) {
+    if (NSC == 2) s = _mm256_sub_epi32(s, _mm256_mullo_epi32(t, _mm256_set1_epi32(off)));
+    acc = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s), ck_kfactor8(rec, h, 0)), da, acc);
+    if (NSC == 2) return acc;
+    const __m256 ndmin = _mm256_xor_ps(ck_kfactor8(rec, h, 2), _mm256_set1_ps(-0.0f));
+    return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(t), ndmin), da, acc);
 }
 
 /// Bit `bit` of every byte of a bit-sliced plane (Q5_0's compact layout) moved to bit 4 (value

@@ -50,6 +50,7 @@ typedef struct {
     const void *dw, *mw;
     const float *meta;
     const int8_t *aq;
+    const int16_t *sums, *half_sums;
     float *y;
     int64_t k, nb, n;
     int accumulate;
@@ -71,9 +72,14 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
     const void *const dws = c->dw, *const mws = c->mw;
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
     const __m256 vneg = _mm256_set1_ps(c->negoff);
+    // K-quants (SC == CK_SC_K): the integer super-block form (ck_matmul.h); ksum = sum of
+    // code * dot(u, q) over the super-block so far, each i16 partial multiplied by its rows' codes
+    // as it is flushed (vpmaddwd by ck_code_pairs8 where other formats multiply by ones).
+    const int KQ = SC == CK_SC_K, off = -(int)c->negoff;
     __m256 acc[MTX][HTX];
+    __m256i ksum[MTX][HTX];
     UNROLL for (int r = 0; r < MT; r++)
-        UNROLL for (int h = 0; h < HT; h++) acc[r][h] = _mm256_setzero_ps();
+        UNROLL for (int h = 0; h < HT; h++) { acc[r][h] = _mm256_setzero_ps(); ksum[r][h] = _mm256_setzero_si256(); }
 
     const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a tile
     for (int64_t b = 0; b < nb; b++) {
@@ -86,12 +92,15 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
             _mm_prefetch((const char *)dws + (g * nb + b) * dwb + ahead / 8, _MM_HINT_T0);
             if (mwb) _mm_prefetch((const char *)mws + (g * nb + b) * mwb + ahead / 8, _MM_HINT_T0);
         }
-        __m256 d0[HTX], d1[HTX], mw[HTX];
-        UNROLL for (int h = 0; h < HT; h++) {
-            d0[h] = ck_scales8(dws, mws, nb, g, b, (int)side + h, 0, NSC, SC);
-            if (NSC == 2) d1[h] = ck_scales8(dws, mws, nb, g, b, (int)side + h, 1, NSC, SC);
-            mw[h] = HASMIN ? ck_scales8(dws, mws, nb, g, b, (int)side + h, 2, NSC, SC) : _mm256_mul_ps(d0[h], vneg);
-        }
+        // Per half: the code pairs of the block's first and second 16 elements (the same block
+        // code for Q4_K and Q5_K).
+        __m256i sc0[HTX], sc1[HTX];
+        const uint8_t *rec = KQ ? ck_kscale_record(dws, nb, g, b, NSC) : NULL;
+        if (KQ)
+            UNROLL for (int h = 0; h < HT; h++) {
+                sc0[h] = ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 0, NSC) + 8 * (side + h), NSC == 2);
+                sc1[h] = NSC == 2 ? ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 1, 2) + 8 * (side + h), 1) : sc0[h];
+            }
         __m256i dot[MTX][HTX];
         if (KIND == P_U4) {
             __m256i p[MTX][HTX];
@@ -114,7 +123,10 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                     UNROLL for (int h = 0; h < HT; h++) PIN(bq, ab, p[r][h]);
             }
             UNROLL for (int r = 0; r < MT; r++)
-                UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_madd_epi16(p[r][h], ones);
+                UNROLL for (int h = 0; h < HT; h++) {
+                    if (KQ) ksum[r][h] = _mm256_add_epi32(ksum[r][h], _mm256_madd_epi16(p[r][h], sc0[h]));
+                    else dot[r][h] = _mm256_madd_epi16(p[r][h], ones);
+                }
         } else if (KIND == P_S8) {
             // u = 16*hi + lo: two nibble dots, each fits one i16 partial over the 8 quads.
             __m256i plo[MTX][HTX], phi[MTX][HTX];
@@ -142,10 +154,8 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                     dot[r][h] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[r][h], ones), 4),
                                                  _mm256_madd_epi16(plo[r][h], ones));
         } else {
-            // Bytes: P_U5 and P_Q3 flush the i16 partial every 4 quads, P_Q6 every 2; P_Q6 and
-            // P_Q3 keep the dots of elements 0..15 (quads 0..3) and 16..31 apart and fold the
-            // first into acc as soon as it is complete (it is the first term of the block's
-            // epilogue anyway).
+            // Bytes: P_U5 and P_Q3 flush the i16 partial every 4 quads, P_Q6 every 2; a K-quant
+            // flushes quads 0..3 (elements 0..15) times sc0, quads 4..7 times sc1.
             const int flush = KIND == P_Q6 ? 2 : 4;
             UNROLL for (int r = 0; r < MT; r++)
                 UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_setzero_si256();
@@ -163,33 +173,37 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                 }
                 if (j % flush == flush - 1) {
                     UNROLL for (int r = 0; r < MT; r++)
-                        UNROLL for (int h = 0; h < HT; h++) dot[r][h] = _mm256_add_epi32(dot[r][h], _mm256_madd_epi16(p[r][h], ones));
-                }
-                if ((KIND == P_Q6 || KIND == P_Q3) && j == 3) {
-                    UNROLL for (int r = 0; r < MT; r++) {
-                        const __m256 da = _mm256_broadcast_ss(meta + (r * nb + b) * 4);
                         UNROLL for (int h = 0; h < HT; h++) {
-                            acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d0[h]), da, acc[r][h]);
-                            dot[r][h] = _mm256_setzero_si256();
+                            if (KQ) ksum[r][h] = _mm256_add_epi32(ksum[r][h], _mm256_madd_epi16(p[r][h], j < 4 ? sc0[h] : sc1[h]));
+                            else dot[r][h] = _mm256_add_epi32(dot[r][h], _mm256_madd_epi16(p[r][h], ones));
                         }
-                    }
                 }
                 UNROLL for (int r = 0; r < MT; r++)
                     UNROLL for (int h = 0; h < HT; h++) PIN(bq, ab, p[r][h]);
             }
         }
-        UNROLL for (int r = 0; r < MT; r++) {
-            const float *mr = meta + (r * nb + b) * 4;
-            const __m256 da = _mm256_broadcast_ss(mr);
-            UNROLL for (int h = 0; h < HT; h++) {
-                if (NSC == 1) {
-                    acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d0[h]), da, acc[r][h]);
-                    acc[r][h] = _mm256_fmadd_ps(mw[h], _mm256_broadcast_ss(mr + 1), acc[r][h]);
-                } else {
-                    acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d1[h]), da, acc[r][h]);
-                    acc[r][h] = _mm256_fmadd_ps(mw[h], _mm256_broadcast_ss(mr + 2), acc[r][h]);
-                    acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(d1[h], vneg), _mm256_broadcast_ss(mr + 3), acc[r][h]);
+        if (KQ) {
+            if (b % 8 == 7) {   // the super-block's activation terms and fp32 steps
+                UNROLL for (int h = 0; h < HT; h++) {
+                    __m256i pairs[8];
+                    ck_kterm_pairs8(rec, (int)side + h, NSC, pairs);
+                    UNROLL for (int r = 0; r < MT; r++) {
+                        const int64_t first = (m0 + r) * nb + b - 7;
+                        const __m256i t = ck_kterm8(pairs, NSC == 2 ? c->half_sums + 2 * first : c->sums + first, NSC);
+                        acc[r][h] = ck_kfold8(acc[r][h], ksum[r][h], t, rec, (int)side + h, _mm256_broadcast_ss(meta + (r * nb + b) * 4), off, NSC);
+                        ksum[r][h] = _mm256_setzero_si256();
+                    }
                 }
+            }
+            continue;
+        }
+        UNROLL for (int h = 0; h < HT; h++) {
+            const __m256 d0 = ck_scales8(dws, mws, nb, g, b, (int)side + h, 0, SC);
+            const __m256 mw = HASMIN ? ck_scales8(dws, mws, nb, g, b, (int)side + h, 2, SC) : _mm256_mul_ps(d0, vneg);
+            UNROLL for (int r = 0; r < MT; r++) {
+                const float *mr = meta + (r * nb + b) * 4;
+                acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d0), _mm256_broadcast_ss(mr), acc[r][h]);
+                acc[r][h] = _mm256_fmadd_ps(mw, _mm256_broadcast_ss(mr + 1), acc[r][h]);
             }
         }
     }
@@ -380,7 +394,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     case CK_WF_IQ4_XS: p.t = p_iq4_xs; p.ht = p_iq4_xs_ht; break;
     default: p.t = p_mxint8; p.ht = p_mxint8_ht; break;
     }
-    p.c = (pctx){w->qs, 0, w->dw, w->mw, a->meta, a->q, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off),
+    p.c = (pctx){w->qs, 0, w->dw, w->mw, a->meta, a->q, a->sums, a->half_sums, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off),
                  d->m <= MTX};
     p.d = d;
     p.w = w;
@@ -424,12 +438,7 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
         if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};
-            ck_act a = *p->a;
-            a.m = m1 - m0;
-            a.x = a.x ? a.x + m0 * a.k : NULL;
-            a.q += m0 * a.k;
-            a.meta += m0 * (a.k / 32) * 4;
-            a.sums += m0 * (a.k / 32);
+            const ck_act a = ck_act_rows(p->a, m0, m1);
             ck_matmul_ref(&d, p->w, &a, c.y + m0 * c.n, c0 * 8, c1 * 8);
             return;
         }

@@ -11,7 +11,8 @@
 //  - prefill: 8 activation rows x 1 group: each unpacked weight register feeds 8 `vpdpbusd`;
 //    the N range is walked in chunks of ~256 KiB of weights (L2-resident) for every 8-row
 //    activation tile, so weights leave DRAM/L3 once per chunk and activations stay in L1/L2.
-// Per 32-block and output the fp32 epilogue is cvt, mul by dw, fma by da, fma of mw by da*sum.
+// Per 32-block and output the fp32 epilogue is cvt, mul by dw, fma by da, fma of mw by da*sum;
+// the K-quants sum code * dot in int32 over a super-block and take their fp32 steps once a 256.
 //
 // matmul_avx512_emu.c compiles this file a second time with CK_AVX512_EMULATED against SIMDe's
 // portable implementations of the same intrinsics (and renamed entry points), so the kernel's
@@ -58,7 +59,9 @@ T512 void ck_quantize_act_avx512(const ck_act *a, int64_t m0, int64_t m1) {
             meta[1] = d * (float)(s0 + s1);
             meta[2] = d * (float)s0;
             meta[3] = d * (float)s1;
-            a->sums[m * nb + b] = s0 + s1;
+            a->sums[m * nb + b] = (int16_t)(s0 + s1);
+            a->half_sums[2 * (m * nb + b)] = (int16_t)s0;
+            a->half_sums[2 * (m * nb + b) + 1] = (int16_t)s1;
         }
     }
 }
@@ -150,8 +153,10 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
     // A code4 format's u table in each 128-bit lane (vpshufb looks up within lanes).
     const __m512i code_u = V == V_CODES4 ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)ck_code4_u(w->format))) : low4;
     const __m512 vneg = _mm512_set1_ps(negoff);
+    const int off = -(int)negoff;
     __m512 acc[MT_MAX];
-    UNROLL for (int r = 0; r < MT; r++) acc[r] = _mm512_setzero_ps();
+    __m512i ksum[MT_MAX];   // K-quants: sum of code * dot(u, q) over the super-block so far
+    UNROLL for (int r = 0; r < MT; r++) { acc[r] = _mm512_setzero_ps(); ksum[r] = _mm512_setzero_si512(); }
     const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a tile
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *qs = qbase + (g * nb + b) * qb;
@@ -226,26 +231,35 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                 }
             }
         }
-        const __m512 d0 = ck_scales16(w->dw, w->mw, nb, g, b, 0, NSC, SC);
-        if (NSC == 1) {
-            const __m512 mw = HASMIN ? ck_scales16(w->dw, w->mw, nb, g, b, 2, NSC, SC) : _mm512_mul_ps(d0, vneg);
+        if (SC == CK_SC_K) {   // integer per super-block, then its fp32 steps (ck_matmul.h)
+            const uint8_t *rec = ck_kscale_record(w->dw, nb, g, b, NSC);
+            const int j = (int)(b % 8);
+            const __m512i c0 = ck_kcodes16(rec + ck_kscale_codes(j, 0, NSC), NSC == 2);
+            const __m512i c1 = NSC == 2 ? ck_kcodes16(rec + ck_kscale_codes(j, 1, 2), 1) : c0;
             UNROLL for (int r = 0; r < MT; r++) {
-                const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
-                const __m512 dot = _mm512_cvtepi32_ps(_mm512_add_epi32(dot0[r], dot1[r]));
-                acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(dot, d0), _mm512_set1_ps(meta[0]), acc[r]);
-                acc[r] = _mm512_fmadd_ps(mw, _mm512_set1_ps(meta[1]), acc[r]);
+                const __m512i t = NSC == 2 ? _mm512_add_epi32(_mm512_mullo_epi32(dot0[r], c0), _mm512_mullo_epi32(dot1[r], c1))
+                                           : _mm512_mullo_epi32(_mm512_add_epi32(dot0[r], dot1[r]), c0);
+                ksum[r] = _mm512_add_epi32(ksum[r], t);
             }
-        } else {
-            const __m512 d1 = ck_scales16(w->dw, w->mw, nb, g, b, 1, NSC, SC);
-            const __m512 mw0 = _mm512_mul_ps(d0, vneg), mw1 = _mm512_mul_ps(d1, vneg);
-            UNROLL for (int r = 0; r < MT; r++) {
-                const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
-                const __m512 da = _mm512_set1_ps(meta[0]);
-                acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dot0[r]), d0), da, acc[r]);
-                acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dot1[r]), d1), da, acc[r]);
-                acc[r] = _mm512_fmadd_ps(mw0, _mm512_set1_ps(meta[2]), acc[r]);
-                acc[r] = _mm512_fmadd_ps(mw1, _mm512_set1_ps(meta[3]), acc[r]);
+            if (j == 7) {
+                __m512i pairs[8];
+                ck_kterm_pairs16(rec, NSC, pairs);
+                UNROLL for (int r = 0; r < MT; r++) {
+                    const int64_t first = (m0 + r) * nb + b - 7;
+                    const __m512i t = ck_kterm16(pairs, NSC == 2 ? a->half_sums + 2 * first : a->sums + first, NSC);
+                    acc[r] = ck_kfold16(acc[r], ksum[r], t, rec, _mm512_set1_ps(a->meta[(first + 7) * 4]), off, NSC);
+                    ksum[r] = _mm512_setzero_si512();
+                }
             }
+            continue;
+        }
+        const __m512 d0 = ck_scales16(w->dw, w->mw, nb, g, b, 0, SC);
+        const __m512 mw = HASMIN ? ck_scales16(w->dw, w->mw, nb, g, b, 2, SC) : _mm512_mul_ps(d0, vneg);
+        UNROLL for (int r = 0; r < MT; r++) {
+            const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
+            const __m512 dot = _mm512_cvtepi32_ps(_mm512_add_epi32(dot0[r], dot1[r]));
+            acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(dot, d0), _mm512_set1_ps(meta[0]), acc[r]);
+            acc[r] = _mm512_fmadd_ps(mw, _mm512_set1_ps(meta[1]), acc[r]);
         }
     }
     const __mmask16 mask = nvalid < CK_R ? (__mmask16)((1u << nvalid) - 1) : (__mmask16)0xFFFF;

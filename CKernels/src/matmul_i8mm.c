@@ -49,11 +49,11 @@ I8MM void ck_matmul_i8mm(const ck_matmul_desc *d, const ck_weights *w, const ck_
     if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }
     const int64_t nb = d->k / 32;
     if (n1 > d->n) n1 = d->n;
-    float acc[NEON_ROW_TILE][16];
+    neon_out out[NEON_ROW_TILE];
     for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)
         for (int64_t m0 = 0; m0 < d->m; m0 += NEON_ROW_TILE) {
             const int64_t mt = d->m - m0 < NEON_ROW_TILE ? d->m - m0 : NEON_ROW_TILE;
-            memset(acc, 0, sizeof acc);
+            memset(out, 0, sizeof out);
             for (int64_t b = 0; b < nb; b++) {
                 neon_block blk, z;
                 neon_unpack_block(w, &info, g * nb + b, &blk);
@@ -62,11 +62,11 @@ I8MM void ck_matmul_i8mm(const ck_matmul_desc *d, const ck_weights *w, const ck_
                     const int64_t m = m0 + i, m1 = i + 1 < mt ? m + 1 : m;
                     int32x4_t d0[2][4], d1[2][4];
                     block_dots_pair(&z, a->q + m * d->k + 32 * b, a->q + m1 * d->k + 32 * b, info.nsc, d0, d1);
-                    neon_epilogue(&info, w, g * nb + b, d0, a->meta + (m * nb + b) * 4, acc[i]);
-                    if (m1 != m) neon_epilogue(&info, w, g * nb + b, d1, a->meta + (m1 * nb + b) * 4, acc[i + 1]);
+                    neon_epilogue(&info, w, g * nb + b, d0, a, m, &out[i]);
+                    if (m1 != m) neon_epilogue(&info, w, g * nb + b, d1, a, m1, &out[i + 1]);
                 }
             }
-            for (int64_t i = 0; i < mt; i++) neon_store(d, y, m0 + i, g, n1, acc[i]);
+            for (int64_t i = 0; i < mt; i++) neon_store(d, y, m0 + i, g, n1, out[i].acc);
         }
 }
 

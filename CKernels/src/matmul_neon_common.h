@@ -1,6 +1,6 @@
 // Private to the ARM64 matmul kernels (matmul_neon.c, matmul_dotprod.c, matmul_i8mm.c): the
-// repacked weights of one (16-row group, 32-block) in NEON registers, the canonical fp32 epilogue
-// of ck_matmul.h on 16 outputs, and the loop over groups and activation rows that every ARM path
+// repacked weights of one (16-row group, 32-block) in NEON registers, the canonical epilogue of
+// ck_matmul.h on 16 outputs (the K-quants' integer super-block form included), and the loop over groups and activation rows that every ARM path
 // shares. A path supplies only the integer dots of a block (its `block_dots` / pair kernel).
 #pragma STDC FP_CONTRACT OFF
 #ifndef CK_MATMUL_NEON_COMMON_H
@@ -16,8 +16,8 @@
 /// 16 bytes per register, row-major 4 bytes per row: the operand shape of SDOT's lane form).
 typedef struct { uint8x16_t v[32]; } neon_block;
 
-/// Activation rows per tile: their accumulators (tile x 16 fp32) stay in one 4 KiB stack array
-/// while the group's blocks stream past once per tile.
+/// Activation rows per tile: their accumulators (tile x 16 fp32 and 16 int32, neon_out) stay in
+/// one 8 KiB stack array while the group's blocks stream past once per tile.
 enum { NEON_ROW_TILE = 64 };
 
 /// Unpacks block i0 (= group * nb + block) of w into o, from whichever layout w holds (bytes,
@@ -98,23 +98,6 @@ static inline float32x4_t neon_scales(const void *p, int half, int64_t i) {
     return vld1q_f32((const float *)p + i);
 }
 
-/// The K-quants' (info->kscale_rec) scales of rows 4r..4r+3 of block i0 from its record
-/// (scale_storage.h): which = 0 d * sc (Q6_K: the first half-block's), 1 Q6_K's second
-/// half-block's, 2 -(dmin * m) (Q4_K). Both products are exact in fp32 (an fp16 significand by a
-/// code of at most 8 bits), so they equal the reference's and the x86 kernels'.
-static inline float32x4_t neon_kscales(const ck_format_info *info, const ck_weights *w, int64_t i0, int r, int which) {
-    const int64_t nb = w->k / 32, g = i0 / nb, b = i0 % nb;
-    const int nsc = info->nsc;
-    const uint8_t *rec = ck_kscale_record(w->dw, nb, g, b, nsc);
-    const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(rec + 32 * (which == 2)) + 4 * r)));
-    const uint8_t *c = rec + ck_kscale_codes((int)(b % 8), which, nsc) + 4 * r;
-    int32x4_t codes;
-    if (nsc == 2) codes = (int32x4_t){(int8_t)c[0], (int8_t)c[1], (int8_t)c[2], (int8_t)c[3]};
-    else codes = (int32x4_t){c[0], c[1], c[2], c[3]};
-    const float32x4_t v = vmulq_f32(d, vcvtq_f32_s32(codes));
-    return which == 2 ? vnegq_f32(v) : v;
-}
-
 /// 2^(e - off) for 4 ue8m0 codes c[0..3], as ck_e8m0_bits (NaN for the code 255).
 static inline float32x4_t neon_e8m0_bits4(const uint8_t *c, int off) {
     const uint32x4_t e = {c[0], c[1], c[2], c[3]};
@@ -131,34 +114,83 @@ static inline float32x4_t neon_e8m0_scales(const ck_weights *w, int64_t i0, int 
     return neon_e8m0_bits4((const uint8_t *)w->dw + i0 * CK_R + 4 * r, off);
 }
 
-/// Scale `which` (as neon_kscales) of rows 4r..4r+3 of block i0, from whichever storage w has.
+/// Scale `which` (0 dw, 2 mw) of rows 4r..4r+3 of block i0, from whichever plane w has (not
+/// the K records: their epilogue takes the codes).
 static inline float32x4_t neon_block_scales(const ck_format_info *info, const ck_weights *w, int64_t i0, int r, int which) {
-    if (info->kscale_rec) return neon_kscales(info, w, i0, r, which);
     if (info->e8m0_offset) return neon_e8m0_scales(w, i0, r, info->e8m0_offset);
     if (which == 2) return neon_scales(w->mw, info->half_scales, i0 * CK_R + 4 * r);
-    return neon_scales(w->dw, info->half_scales, (i0 * info->nsc + which) * CK_R + 4 * r);
+    return neon_scales(w->dw, info->half_scales, i0 * CK_R + 4 * r);
 }
 
-/// The canonical epilogue (ck_matmul.h) of block i0 for 16 outputs: dot[s][r] holds the integer
-/// dots of rows 4r..4r+3 over scale half s (s = 0 only, unless nsc == 2); meta the activation
-/// block's {da, da*sum, da*sum_lo, da*sum_hi}. vfmaq_f32(a, b, c) is fmaf(b, c, a), one rounding.
+/// One activation row's outputs of a 16-row group while its blocks stream past: the fp32
+/// accumulators and, for the K-quants, the integer sum of code * dot(u, q) over the super-block
+/// so far.
+typedef struct {
+    float acc[16];
+    int32_t ksum[16];
+} neon_out;
+
+/// Four rows' codes c[0..3] as int32 (int8 for the two-scale K-quants, else u8).
+static inline int32x4_t neon_codes4(const uint8_t *c, int nsc) {
+    if (nsc == 2) return (int32x4_t){(int8_t)c[0], (int8_t)c[1], (int8_t)c[2], (int8_t)c[3]};
+    return (int32x4_t){c[0], c[1], c[2], c[3]};
+}
+
+/// The K-quants' part of the epilogue (ck_matmul.h): code * dot(u, q) into o->ksum, and after a
+/// super-block's last block its activation term (the min codes by the block sums, or the
+/// half-block codes by the half-block sums) and its fp32 steps into o->acc.
+static inline void neon_kquant_epilogue(const ck_format_info *info, const ck_weights *w, int64_t i0,
+                                        const int32x4_t dot[2][4], const ck_act *a, int64_t m, neon_out *o) {
+    const int64_t nb = w->k / 32, g = i0 / nb, b = i0 % nb;
+    const int nsc = info->nsc, j = (int)(b % 8);
+    const uint8_t *rec = ck_kscale_record(w->dw, nb, g, b, nsc);
+    for (int r = 0; r < 4; r++) {
+        int32x4_t k = vmlaq_s32(vld1q_s32(o->ksum + 4 * r), dot[0][r], neon_codes4(rec + ck_kscale_codes(j, 0, nsc) + 4 * r, nsc));
+        if (nsc == 2) k = vmlaq_s32(k, dot[1][r], neon_codes4(rec + ck_kscale_codes(j, 1, 2) + 4 * r, 2));
+        vst1q_s32(o->ksum + 4 * r, k);
+    }
+    if (j != 7) return;
+    const int64_t first = m * nb + b - 7;
+    const float32x4_t da = vdupq_n_f32(a->meta[(first + 7) * 4]);
+    for (int r = 0; r < 4; r++) {
+        int32x4_t t = vdupq_n_s32(0);
+        for (int jj = 0; jj < 8; jj++) {
+            if (nsc == 2) {
+                t = vmlaq_n_s32(t, neon_codes4(rec + ck_kscale_codes(jj, 0, 2) + 4 * r, 2), a->half_sums[2 * (first + jj)]);
+                t = vmlaq_n_s32(t, neon_codes4(rec + ck_kscale_codes(jj, 1, 2) + 4 * r, 2), a->half_sums[2 * (first + jj) + 1]);
+            } else {
+                t = vmlaq_n_s32(t, neon_codes4(rec + ck_kscale_codes(jj, 2, 1) + 4 * r, 1), a->sums[first + jj]);
+            }
+        }
+        int32x4_t s = vld1q_s32(o->ksum + 4 * r);
+        if (nsc == 2) s = vsubq_s32(s, vmulq_n_s32(t, info->off));
+        const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)rec + 4 * r)));
+        float32x4_t acc = vfmaq_f32(vld1q_f32(o->acc + 4 * r), vmulq_f32(vcvtq_f32_s32(s), d), da);
+        if (nsc == 1) {
+            const float32x4_t dmin = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)(rec + 32) + 4 * r)));
+            acc = vfmaq_f32(acc, vmulq_f32(vcvtq_f32_s32(t), vnegq_f32(dmin)), da);
+        }
+        vst1q_f32(o->acc + 4 * r, acc);
+        vst1q_s32(o->ksum + 4 * r, vdupq_n_s32(0));
+    }
+}
+
+/// The canonical epilogue (ck_matmul.h) of block i0 for 16 outputs of activation row m: dot[s][r]
+/// holds the integer dots of rows 4r..4r+3 over the block (s = 0), or for the two-scale K-quants
+/// over its halves s. vfmaq_f32(a, b, c) is fmaf(b, c, a), one rounding.
 static inline void neon_epilogue(const ck_format_info *info, const ck_weights *w, int64_t i0, const int32x4_t dot[2][4],
-                                 const float *meta, float acc[16]) {
+                                 const ck_act *a, int64_t m, neon_out *o) {
+    if (info->kscale_rec) { neon_kquant_epilogue(info, w, i0, dot, a, m, o); return; }
+    const int64_t nb = w->k / 32;
+    const float *meta = a->meta + (m * nb + i0 % nb) * 4;
     const float32x4_t da = vdupq_n_f32(meta[0]), negoff = vdupq_n_f32((float)(-info->off));
     for (int r = 0; r < 4; r++) {
-        float32x4_t s = vld1q_f32(acc + 4 * r);
+        float32x4_t s = vld1q_f32(o->acc + 4 * r);
         const float32x4_t dw0 = neon_block_scales(info, w, i0, r, 0);
         s = vfmaq_f32(s, vmulq_f32(vcvtq_f32_s32(dot[0][r]), dw0), da);
-        if (info->nsc == 1) {
-            const float32x4_t mw = info->has_min ? neon_block_scales(info, w, i0, r, 2) : vmulq_f32(dw0, negoff);
-            s = vfmaq_f32(s, mw, vdupq_n_f32(meta[1]));
-        } else {
-            const float32x4_t dw1 = neon_block_scales(info, w, i0, r, 1);
-            s = vfmaq_f32(s, vmulq_f32(vcvtq_f32_s32(dot[1][r]), dw1), da);
-            s = vfmaq_f32(s, vmulq_f32(dw0, negoff), vdupq_n_f32(meta[2]));
-            s = vfmaq_f32(s, vmulq_f32(dw1, negoff), vdupq_n_f32(meta[3]));
-        }
-        vst1q_f32(acc + 4 * r, s);
+        const float32x4_t mw = info->has_min ? neon_block_scales(info, w, i0, r, 2) : vmulq_f32(dw0, negoff);
+        s = vfmaq_f32(s, mw, vdupq_n_f32(meta[1]));
+        vst1q_f32(o->acc + 4 * r, s);
     }
 }
 
@@ -185,11 +217,11 @@ static inline void neon_store(const ck_matmul_desc *d, float *y, int64_t m, int6
         if (!info.int8_path) { ck_matmul_ref(d, w, a, y, n0, n1); return; }                                       \
         const int64_t nb = d->k / 32;                                                                             \
         if (n1 > d->n) n1 = d->n;                                                                                 \
-        float acc[NEON_ROW_TILE][16];                                                                             \
+        neon_out out[NEON_ROW_TILE];                                                                              \
         for (int64_t g = n0 / CK_R; g * CK_R < n1; g++)                                                           \
             for (int64_t m0 = 0; m0 < d->m; m0 += NEON_ROW_TILE) {                                                \
                 const int64_t mt = d->m - m0 < NEON_ROW_TILE ? d->m - m0 : NEON_ROW_TILE;                         \
-                memset(acc, 0, sizeof acc);                                                                       \
+                memset(out, 0, sizeof out);                                                                       \
                 for (int64_t b = 0; b < nb; b++) {                                                                \
                     neon_block blk;                                                                               \
                     neon_unpack_block(w, &info, g * nb + b, &blk);                                                \
@@ -199,10 +231,10 @@ static inline void neon_store(const ck_matmul_desc *d, float *y, int64_t m, int6
                         int32x4_t dot[2][4];                                                                      \
                         BLOCK_DOTS(&blk, a->q + m * d->k + 32 * b, info.nsc, dot);                                \
                         neon_offset_fix(&info, a->sums[m * nb + b], dot);                                         \
-                        neon_epilogue(&info, w, g * nb + b, dot, a->meta + (m * nb + b) * 4, acc[i]);             \
+                        neon_epilogue(&info, w, g * nb + b, dot, a, m, &out[i]);                                  \
                     }                                                                                             \
                 }                                                                                                 \
-                for (int64_t i = 0; i < mt; i++) neon_store(d, y, m0 + i, g, n1, acc[i]);                         \
+                for (int64_t i = 0; i < mt; i++) neon_store(d, y, m0 + i, g, n1, out[i].acc);                     \
             }                                                                                                     \
     }
 

@@ -36,6 +36,35 @@ static float dot_int(const ck_format_info *info, ck_weight_format f, const void 
     return acc;
 }
 
+/// One output of a K-quant (Q3_K, Q4_K, Q5_K, Q6_K; Q8_K activations, one da per 256): per
+/// super-block its integer terms, exact in int32, then one or two fp32 steps (ck_matmul.h).
+static float dot_kquant(const ck_format_info *info, ck_weight_format f, const void *row, const ck_act *a, int64_t m) {
+    const int64_t nb = a->k / 32;
+    const int8_t *q = a->q + m * a->k;
+    const float *meta = a->meta + m * nb * 4;
+    float acc = 0.0f;
+    for (int64_t sb = 0; sb < nb / 8; sb++) {
+        ck_kscales ks;
+        ck_kscales_of(f, row, sb, &ks);
+        int32_t s = 0, mins = 0;
+        for (int j = 0; j < 8; j++, q += 32) {
+            uint8_t u[32];
+            float dw[2], mw;
+            ck_decode_block32(f, row, sb * 8 + j, u, dw, &mw);
+            for (int h = 0; h < 2; h++) {
+                int32_t dot = 0, sum = 0;
+                for (int i = 16 * h; i < 16 * h + 16; i++) { dot += (int32_t)u[i] * q[i]; sum += q[i]; }
+                s += ks.sc[j][h] * (dot - info->off * sum);
+                mins += ks.m[j] * sum;
+            }
+        }
+        const float da = meta[sb * 8 * 4];
+        acc = fmaf((float)s * ck_fp16_to_fp32(ks.d), da, acc);
+        if (info->nsc == 1) acc = fmaf((float)mins * -ck_fp16_to_fp32(ks.dmin), da, acc);
+    }
+    return acc;
+}
+
 /// One output of a float format: F32 a sequential fp32 FMA over k; F16, BF16 and MXFP8 per
 /// 32-block a partial sum p = fma(w[i], x[i], p) in k order, then acc = fma(scale, p, acc) with
 /// the block scale (MXFP8) or 1 (F16, BF16: acc + p, exactly), the order their SIMD kernels keep.
@@ -80,8 +109,9 @@ void ck_matmul_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
     for (int64_t n = n0; n < n1; n++) {
         const void *row = (const uint8_t *)w->raw + n * w->raw_row_bytes;
         for (int64_t m = 0; m < d->m; m++) {
-            const float v = info.int8_path ? dot_int(&info, w->format, row, a, m)
-                                           : dot_float(w->format, row, a->x + m * d->k, d->k);
+            const float v = info.kscale_rec ? dot_kquant(&info, w->format, row, a, m)
+                          : info.int8_path  ? dot_int(&info, w->format, row, a, m)
+                                            : dot_float(w->format, row, a->x + m * d->k, d->k);
             float *out = y + m * d->n + n;
             *out = d->accumulate ? *out + v : v;
         }

@@ -7,8 +7,9 @@
 // next group starts where this one ended; software prefetches run CK_DECODE_PF_BYTES ahead of
 // the loads so DRAM is already fetching while the current lines are unpacked. Both 8-row halves of a block
 // share the activation broadcasts. The integer dots use the same non-saturating i16 partial
-// sums as the prefill tiles (see matmul_avx2.c) and the fp32 epilogue is the reference's, lane
-// by lane, so results are bit-identical to ck_matmul_ref.
+// sums as the prefill tiles (see matmul_avx2.c) and the fp32 epilogue (the K-quants': their
+// integer super-block sums, then its fp32 steps) is the reference's, lane by lane, so results
+// are bit-identical to ck_matmul_ref.
 #pragma STDC FP_CONTRACT OFF
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 
@@ -52,7 +53,9 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
     const float *meta = a->meta;
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
     const __m256 vneg = _mm256_set1_ps(negoff);
+    const int off = -(int)negoff;
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256i ksum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};   // K-quants: sum of code * dot this super-block
     const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a group
     for (int64_t b = 0; b < nb; b++, q += qb, aq += 32, meta += 4) {
         prefetch_range(q + ahead, qb);
@@ -180,19 +183,30 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                 dot0[s] = _mm256_add_epi32(_mm256_slli_epi32(_mm256_madd_epi16(phi[s], ones), 4), _mm256_madd_epi16(plo[s], ones));
         }
         const __m256 da = _mm256_set1_ps(meta[0]);
-        UNROLL for (int s = 0; s < 2; s++) {
-            const __m256 d0 = ck_scales8(w->dw, w->mw, nb, g, b, s, 0, NSC, SC);
-            if (NSC == 1) {
-                const __m256 mw = HASMIN ? ck_scales8(w->dw, w->mw, nb, g, b, s, 2, NSC, SC) : _mm256_mul_ps(d0, vneg);
-                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
-                acc[s] = _mm256_fmadd_ps(mw, _mm256_set1_ps(meta[1]), acc[s]);
-            } else {
-                const __m256 d1 = ck_scales8(w->dw, w->mw, nb, g, b, s, 1, NSC, SC);
-                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
-                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot1[s]), d1), da, acc[s]);
-                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(d0, vneg), _mm256_set1_ps(meta[2]), acc[s]);
-                acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(d1, vneg), _mm256_set1_ps(meta[3]), acc[s]);
+        if (SC == CK_SC_K) {   // integer per super-block, then its fp32 steps (ck_matmul.h)
+            const uint8_t *rec = ck_kscale_record(w->dw, nb, g, b, NSC);
+            const int j = (int)(b % 8);
+            UNROLL for (int s = 0; s < 2; s++) {
+                __m256i t = _mm256_mullo_epi32(dot0[s], ck_codes8(rec + ck_kscale_codes(j, 0, NSC) + 8 * s, NSC == 2));
+                if (NSC == 2) t = _mm256_add_epi32(t, _mm256_mullo_epi32(dot1[s], ck_codes8(rec + ck_kscale_codes(j, 1, 2) + 8 * s, 1)));
+                ksum[s] = _mm256_add_epi32(ksum[s], t);
             }
+            if (j == 7) {
+                const int16_t *sums = NSC == 2 ? a->half_sums + 2 * (b - 7) : a->sums + (b - 7);
+                UNROLL for (int s = 0; s < 2; s++) {
+                    __m256i pairs[8];
+                    ck_kterm_pairs8(rec, s, NSC, pairs);
+                    acc[s] = ck_kfold8(acc[s], ksum[s], ck_kterm8(pairs, sums, NSC), rec, s, da, off, NSC);
+                    ksum[s] = _mm256_setzero_si256();
+                }
+            }
+            continue;
+        }
+        UNROLL for (int s = 0; s < 2; s++) {
+            const __m256 d0 = ck_scales8(w->dw, w->mw, nb, g, b, s, 0, SC);
+            const __m256 mw = HASMIN ? ck_scales8(w->dw, w->mw, nb, g, b, s, 2, SC) : _mm256_mul_ps(d0, vneg);
+            acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot0[s]), d0), da, acc[s]);
+            acc[s] = _mm256_fmadd_ps(mw, _mm256_set1_ps(meta[1]), acc[s]);
         }
     }
     float *out = y + g * CK_R;

@@ -41,17 +41,9 @@ static void run_unit(void *ctx, int64_t u, int t) {
     const int64_t local = u - j->first[i], c = local / j->row_blocks, rb = local % j->row_blocks;
     const int64_t n0 = c * j->chunk[i] * CK_R, n1 = n0 + j->chunk[i] * CK_R < d->n ? n0 + j->chunk[i] * CK_R : d->n;
     const int64_t m0 = rb * j->unit_rows, m1 = m0 + j->unit_rows < d->m ? m0 + j->unit_rows : d->m;
-    const int64_t nb = d->k / 32;
     // Rows [m0, m1) as a matmul of their own: the same per-output work, offset operands.
     const ck_matmul_desc sd = {m1 - m0, d->n, d->k, d->accumulate};
-    ck_act sa = *j->a;
-    sa.m = m1 - m0;
-    sa.x = sa.x ? sa.x + m0 * sa.k : NULL;
-    if (sa.q) {   // quantized activations (fp32-activation formats have none)
-        sa.q += m0 * sa.k;
-        sa.meta += m0 * nb * 4;
-        sa.sums += m0 * nb;
-    }
+    const ck_act sa = ck_act_rows(j->a, m0, m1);
     j->kernel(&sd, &j->w[i], &sa, j->y[i] + m0 * d->n, n0, n1);
 }
 

@@ -2,6 +2,9 @@
 // block sums premultiplied by da (ck_act in ck_matmul.h). One quantization serves every matmul
 // that reads the same input with the same scheme (Q/K/V, gate/up).
 //
+// Beside meta, the integer sums of each 32 (sums) and each 16 elements (half_sums), which the
+// K-quants' super-block form and the offset-128 formats' signed dots read.
+//
 // Schemes (ck_act_format): Q8_32 is ours (MX formats); Q8_0, Q8_1 and Q8_K give the int8 values
 // and scales llama.cpp's x86 build gives its activations for the GGUF formats, so the integer
 // dots equal llama.cpp's. Per 32-block the output is meta = {da, da*S, da*S_lo, da*S_hi} with S

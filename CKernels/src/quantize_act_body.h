@@ -58,7 +58,9 @@ QUANTIZE_ACT_ATTR void QUANTIZE_ACT_NAME(const ck_act *a, int64_t m0, int64_t m1
             meta[1] = sum_scaled;
             meta[2] = da * (float)s0;
             meta[3] = da * (float)s1;
-            a->sums[m * nb + b] = s0 + s1;
+            a->sums[m * nb + b] = (int16_t)(s0 + s1);
+            a->half_sums[2 * (m * nb + b)] = (int16_t)s0;
+            a->half_sums[2 * (m * nb + b) + 1] = (int16_t)s1;
         }
     }
 }

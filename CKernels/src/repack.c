@@ -264,6 +264,31 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
     }
 }
 
+void ck_kscales_of(ck_weight_format f, const void *row, int64_t sb, ck_kscales *out) {
+    memset(out, 0, sizeof *out);
+    if (f == CK_WF_Q4_K || f == CK_WF_Q5_K) {   // Q5_K: d, dmin and scales as Q4_K's
+        const ck_block_q4_K *x = (const ck_block_q4_K *)((const uint8_t *)row + sb * (f == CK_WF_Q5_K ? sizeof(ck_block_q5_K) : sizeof(ck_block_q4_K)));
+        out->d = x->d;
+        out->dmin = x->dmin;
+        for (int j = 0; j < 8; j++) {
+            int sc, m;
+            scale_min_k4(j, x->scales, &sc, &m);
+            out->sc[j][0] = out->sc[j][1] = (int8_t)sc;
+            out->m[j] = (uint8_t)m;
+        }
+    } else if (f == CK_WF_Q3_K) {
+        const ck_block_q3_K *x = (const ck_block_q3_K *)row + sb;
+        out->d = x->d;
+        for (int j = 0; j < 8; j++)   // sub-blocks 2j, 2j + 1 are 32-block j's halves
+            for (int half = 0; half < 2; half++) out->sc[j][half] = (int8_t)(ck_q3_K_scale(x, 2 * j + half) - 32);
+    } else if (f == CK_WF_Q6_K) {
+        const ck_block_q6_K *x = (const ck_block_q6_K *)row + sb;
+        out->d = x->d;
+        for (int j = 0; j < 8; j++)   // Q6_K's 16 scales are [32-block][half], as in the record
+            for (int half = 0; half < 2; half++) out->sc[j][half] = x->scales[2 * j + half];
+    }
+}
+
 /// The K-quant scale record (CK_Q4_K_SCALE_REC, CK_Q6_K_SCALE_REC) of group g, super-block sb:
 /// the stored fp16 d (and dmin) and 6-bit (Q4_K, Q5_K) or int8 (Q6_K; Q3_K's code - 32) codes,
 /// zero for padding rows.
@@ -271,28 +296,16 @@ static void repack_kscales(const ck_weights *w, const ck_format_info *info, int6
     uint8_t *rec = (uint8_t *)w->dw + (g * (w->k / 256) + sb) * info->kscale_rec;
     memset(rec, 0, (size_t)info->kscale_rec);
     ck_half *d = (ck_half *)rec;
+    const int nsc = info->nsc;
     for (int r = 0; r < CK_R && g * CK_R + r < w->n; r++) {
-        const uint8_t *row = (const uint8_t *)w->raw + (g * CK_R + r) * w->raw_row_bytes;
-        if (w->format == CK_WF_Q4_K || w->format == CK_WF_Q5_K) {   // Q5_K: d, dmin, scales as Q4_K's
-            const ck_block_q4_K *x = (const ck_block_q4_K *)(row + sb * (w->format == CK_WF_Q5_K ? sizeof(ck_block_q5_K) : sizeof(ck_block_q4_K)));
-            d[r] = x->d;
-            d[CK_R + r] = x->dmin;
-            for (int j = 0; j < 8; j++) {
-                int sc, m;
-                scale_min_k4(j, x->scales, &sc, &m);
-                rec[ck_kscale_codes(j, 0, 1) + r] = (uint8_t)sc;
-                rec[ck_kscale_codes(j, 2, 1) + r] = (uint8_t)m;
-            }
-        } else if (w->format == CK_WF_Q3_K) {
-            const ck_block_q3_K *x = (const ck_block_q3_K *)row + sb;
-            d[r] = x->d;
-            for (int j = 0; j < 8; j++)   // sub-blocks 2j, 2j + 1 are 32-block j's halves
-                for (int half = 0; half < 2; half++) rec[ck_kscale_codes(j, half, 2) + r] = (uint8_t)(int8_t)(ck_q3_K_scale(x, 2 * j + half) - 32);
-        } else {
-            const ck_block_q6_K *x = (const ck_block_q6_K *)row + sb;
-            d[r] = x->d;
-            for (int j = 0; j < 8; j++)   // Q6_K's 16 scales are [32-block][half], as in the record
-                for (int half = 0; half < 2; half++) rec[ck_kscale_codes(j, half, 2) + r] = (uint8_t)x->scales[2 * j + half];
+        ck_kscales ks;
+        ck_kscales_of(w->format, (const uint8_t *)w->raw + (g * CK_R + r) * w->raw_row_bytes, sb, &ks);
+        d[r] = ks.d;
+        if (nsc == 1) d[CK_R + r] = ks.dmin;
+        for (int j = 0; j < 8; j++) {
+            rec[ck_kscale_codes(j, 0, nsc) + r] = (uint8_t)ks.sc[j][0];
+            if (nsc == 2) rec[ck_kscale_codes(j, 1, nsc) + r] = (uint8_t)ks.sc[j][1];
+            else rec[ck_kscale_codes(j, 2, nsc) + r] = ks.m[j];
         }
     }
 }

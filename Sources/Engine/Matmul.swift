@@ -31,7 +31,7 @@ public final class MatmulScratch: @unchecked Sendable {
     public let maxRows: Int, maxK: Int
     private let q: UnsafeMutablePointer<Int8>
     private let meta: UnsafeMutablePointer<Float>
-    private let sums: UnsafeMutablePointer<Int32>
+    private let sums: UnsafeMutablePointer<Int16>, halfSums: UnsafeMutablePointer<Int16>
     var act: ck_act
     /// Rows and length of the input last passed to `quantize`.
     public private(set) var rows = 0, k = 0
@@ -45,13 +45,15 @@ public final class MatmulScratch: @unchecked Sendable {
         q = .allocate(capacity: maxRows * maxK)
         meta = .allocate(capacity: maxRows * maxK / 32 * 4)
         sums = .allocate(capacity: maxRows * maxK / 32)
-        act = ck_act(x: nil, q: q, meta: meta, sums: sums, m: 0, k: 0, format: CK_ACT_Q8_32)
+        halfSums = .allocate(capacity: maxRows * maxK / 16)
+        act = ck_act(x: nil, q: q, meta: meta, sums: sums, half_sums: halfSums, m: 0, k: 0, format: CK_ACT_Q8_32)
     }
 
     deinit {
         q.deallocate()
         meta.deallocate()
         sums.deallocate()
+        halfSums.deallocate()
     }
 
     /// Quantizes `x[m][k]` with `scheme` (int8 blocks of 32, scales, block sums; see
@@ -76,7 +78,9 @@ public final class MatmulScratch: @unchecked Sendable {
     /// {scale, scale·sum, scale·sum(0..<16), scale·sum(16..<32)} of every 32-block of row `row` (for tests).
     public func blockMeta(_ row: Int) -> [Float] { Array(UnsafeBufferPointer(start: meta + row * k / 8, count: k / 8)) }
     /// Integer sum of every 32-block of row `row` (for tests).
-    public func blockSums(_ row: Int) -> [Int32] { Array(UnsafeBufferPointer(start: sums + row * k / 32, count: k / 32)) }
+    public func blockSums(_ row: Int) -> [Int16] { Array(UnsafeBufferPointer(start: sums + row * k / 32, count: k / 32)) }
+    /// Integer sum of every 16 elements of row `row` (for tests).
+    public func halfBlockSums(_ row: Int) -> [Int16] { Array(UnsafeBufferPointer(start: halfSums + row * k / 16, count: k / 16)) }
 }
 
 extension ExecutionContext {

@@ -181,11 +181,11 @@ static act_buf quantized(ck_act_format fmt, int64_t m, int64_t k, int edges, ck_
     act_buf b;
     b.x = make_activations(m, k, edges);
     b.a = (ck_act){b.x, malloc((size_t)(m * k)), malloc((size_t)(m * k / 32 * 4) * sizeof(float)),
-                   malloc((size_t)(m * k / 32) * sizeof(int32_t)), m, k, fmt};
+                   malloc((size_t)(m * k / 32) * sizeof(int16_t)), malloc((size_t)(m * k / 16) * sizeof(int16_t)), m, k, fmt};
     if (fmt != CK_ACT_F32) quantize(&b.a, 0, m);
     return b;
 }
-static void free_act(act_buf *b) { free(b->x); free(b->a.q); free(b->a.meta); free(b->a.sums); }
+static void free_act(act_buf *b) { free(b->x); free(b->a.q); free(b->a.meta); free(b->a.sums); free(b->a.half_sums); }
 
 // MARK: - The ARM paths this build checks
 
@@ -309,7 +309,8 @@ static void quantize_cases(void) {
                         rng = seed;     // the same input for every path
                         act_buf b = quantized((ck_act_format)fmt, m, k, edges, p < 0 ? ck_quantize_act_ref : arm_paths[p].quantize);
                         uint64_t h = hash_bytes(b.a.q, (size_t)(m * k));
-                        h = fnv(h, b.a.sums, (size_t)(m * k / 32) * sizeof(int32_t));
+                        h = fnv(h, b.a.sums, (size_t)(m * k / 32) * sizeof(int16_t));
+                        h = fnv(h, b.a.half_sums, (size_t)(m * k / 16) * sizeof(int16_t));
                         h ^= hash_floats(b.a.meta, (size_t)(m * k / 32 * 4)) * 31;
                         record(name, p < 0 ? "ref" : arm_paths[p].name, h);
                         free_act(&b);

@@ -50,7 +50,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
                     s += qi
                     if i < 16 { s0 += qi }
                 }
-                #expect(ref.blockSums(r)[b] == Int32(s))
+                #expect(ref.blockSums(r)[b] == Int16(s))
+                #expect(ref.halfBlockSums(r)[2 * b] == Int16(s0) && ref.halfBlockSums(r)[2 * b + 1] == Int16(s - s0))
                 let scaledSum = scheme == .q8_1 ? Float(Float16(d * Float(s))) : scale * Float(s)
                 #expect(meta[4 * b + 1] == scaledSum && meta[4 * b + 2] == scale * Float(s0) && meta[4 * b + 3] == scale * Float(s - s0))
             }
@@ -62,6 +63,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
                 #expect(fast.quantizedRow(r) == ref.quantizedRow(r), "\(scheme) \(path) row \(r)")
                 #expect(fast.blockMeta(r) == ref.blockMeta(r), "\(scheme) \(path) row \(r)")
                 #expect(fast.blockSums(r) == ref.blockSums(r), "\(scheme) \(path) row \(r)")
+                #expect(fast.halfBlockSums(r) == ref.halfBlockSums(r), "\(scheme) \(path) row \(r)")
             }
         }
     }
@@ -283,6 +285,55 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
             for i in 0..<(m * n) {
                 if format.usesQuantizedActivations { #expect(acc[i] == start[i] + plain[i]) }
                 else { #expect(abs(acc[i] - (start[i] + plain[i])) <= 1e-4 * (abs(start[i]) + abs(plain[i]) + 1)) }
+            }
+        }
+    }
+
+    /// The K-quants' canonical form, written again here from the GGUF block layouts: per 256
+    /// super-block the integer sum S of code · (u − off) · q (and for Q4_K the min codes times the
+    /// block sums, M), then acc = fma(Float(S) · d, da, acc) (and fma(Float(M) · −dmin, da, acc)).
+    /// The reference kernel gives these bits on every output (the SIMD paths equal it, above).
+    @Test(arguments: [WeightFormat.q4_K, .q6_K])
+    func kQuantSuperBlockForm(_ format: WeightFormat) throws {
+        let m = 3, n = 21, k = 768
+        let raw = randomBlocks(format, n: n, k: k, seed: 300)
+        let w = try raw.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
+        let x = gaussians(m * k, seed: 301)
+        let context = ExecutionContext(path: .ref, maxRows: m, maxK: k)
+        x.withUnsafeBufferPointer { context.quantize($0.baseAddress!, m: m, k: k, as: .q8_K) }
+        let y = runMatmul(w, x, m: m, path: .ref)
+        let half = { (o: Int) in Float(Float16(bitPattern: UInt16(raw[o]) | UInt16(raw[o + 1]) << 8)) }
+        for r in 0..<m {
+            let q = context.matmulScratch.quantizedRow(r), meta = context.matmulScratch.blockMeta(r)
+            for c in 0..<n {
+                var acc: Float = 0
+                for sb in 0..<(k / 256) {
+                    let o = c * format.rowBytes(k: k) + sb * format.blockBytes
+                    var s = 0, mins = 0
+                    for e in 0..<256 {
+                        let j = e / 32, l = e % 32, qe = Int(q[sb * 256 + e])
+                        if format == .q4_K {   // d, dmin, 12 bytes of 6-bit scales and mins, 128 of nibbles
+                            let sc = j < 4 ? Int(raw[o + 4 + j] & 63) : Int(raw[o + 8 + j] & 15) | Int(raw[o + j] >> 6) << 4
+                            let mn = j < 4 ? Int(raw[o + 8 + j] & 63) : Int(raw[o + 8 + j] >> 4) | Int(raw[o + 4 + j] >> 6) << 4
+                            let byte = raw[o + 16 + 32 * (j / 2) + l]
+                            s += sc * Int(j % 2 == 1 ? byte >> 4 : byte & 15) * qe
+                            mins += mn * qe
+                        } else {               // ql[128], qh[64], int8 scales[16], d
+                            let h = j / 4, t = j % 4
+                            let ql = raw[o + 64 * h + (t % 2 == 1 ? 32 : 0) + l], qh = raw[o + 128 + 32 * h + l]
+                            let u = Int(t < 2 ? ql & 15 : ql >> 4) | Int((qh >> (2 * t)) & 3) << 4
+                            s += Int(Int8(bitPattern: raw[o + 192 + 8 * h + 2 * t + l / 16])) * (u - 32) * qe
+                        }
+                    }
+                    let da = meta[4 * 8 * sb]
+                    if format == .q4_K {
+                        acc = acc.addingProduct(Float(s) * half(o), da)
+                        acc = acc.addingProduct(Float(mins) * -half(o + 2), da)
+                    } else {
+                        acc = acc.addingProduct(Float(s) * half(o + 208), da)
+                    }
+                }
+                #expect(y[r * n + c].bitPattern == acc.bitPattern, "\(format) row \(r) column \(c): \(y[r * n + c]) vs \(acc)")
             }
         }
     }
