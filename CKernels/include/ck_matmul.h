@@ -239,8 +239,8 @@ typedef struct {
 /// The scales of super-block `sb` of a raw K-quant row (zeros for any other format).
 void ck_kscales_of(ck_weight_format f, const void *row, int64_t sb, ck_kscales *out);
 
-/// Quantized activations: q [m][k] int8; meta [m][k/32][4] fp32 = {da, da*sum, da*sum(0..15),
-/// da*sum(16..31)} (da*sum is fp16-rounded under Q8_1); sums [m][k/32] the integer block sums and
+/// Quantized activations: q [m][k] int8; meta [m][k/32][CK_ACT_META] fp32 = {da, da*sum}
+/// (da*sum is fp16-rounded under Q8_1); sums [m][k/32] the integer block sums and
 /// half_sums [m][k/16] those of each 16 (|sum| <= 32 * 127 fits int16; the K-quants' integer
 /// super-block terms and the offset-128 formats' signed dots read them); x the fp32 source (used
 /// by the float formats); format the scheme (ck_act_format, not F32; Q8_K needs k a multiple of
@@ -255,6 +255,9 @@ typedef struct {
     ck_act_format format;
 } ck_act;
 
+/// fp32 values of ck_act.meta per 32-block: the scale da and da * sum(q).
+#define CK_ACT_META 2
+
 /// Rows [m0, m1) of `a` as an activation operand of their own (the same memory, offset).
 static inline ck_act ck_act_rows(const ck_act *a, int64_t m0, int64_t m1) {
     ck_act r = *a;
@@ -263,7 +266,7 @@ static inline ck_act ck_act_rows(const ck_act *a, int64_t m0, int64_t m1) {
     r.x = a->x ? a->x + m0 * a->k : NULL;
     if (a->q) {   // quantized activations (fp32-activation formats have none)
         r.q += m0 * a->k;
-        r.meta += m0 * nb * 4;
+        r.meta += m0 * nb * CK_ACT_META;
         r.sums += m0 * nb;
         r.half_sums += m0 * nb * 2;
     }

@@ -113,7 +113,7 @@ TAMX INLINE void run_items(const ck_matmul_desc *d, const ck_weights *w, const c
         const int nvalid = n1 - g * CK_R < CK_R ? (int)(n1 - g * CK_R) : CK_R;
         const __mmask16 mask = (__mmask16)((1u << nvalid) - 1);
         for (int64_t t = 0; t < ntiles; t++) {
-            const float *meta0 = a->meta + (m0 + 16 * t) * nb * 4;
+            const float *meta0 = a->meta + (m0 + 16 * t) * nb * CK_ACT_META;
             __m512 acc[16];
             __m512i ksum[16];   // K-quants: sum of code * dot(u, q) over the super-block so far
             UNROLL for (int r = 0; r < 16; r++) { acc[r] = _mm512_setzero_ps(); ksum[r] = _mm512_setzero_si512(); }
@@ -131,7 +131,7 @@ TAMX INLINE void run_items(const ck_matmul_desc *d, const ck_weights *w, const c
                         UNROLL for (int r = 0; r < 16; r++) {
                             if (FULL || r < R) {
                                 const int64_t first = (m0 + 16 * t + r) * nb + b - 7;
-                                const __m512 da = _mm512_set1_ps(meta0[(r * nb + b) * 4]);
+                                const __m512 da = _mm512_set1_ps(meta0[(r * nb + b) * CK_ACT_META]);
                                 acc[r] = ck_kfold16(acc[r], ksum[r], ck_kterm16(pairs, a->sums + first, 1), rec, da, 0, 1);
                                 ksum[r] = _mm512_setzero_si512();
                             }
@@ -143,7 +143,7 @@ TAMX INLINE void run_items(const ck_matmul_desc *d, const ck_weights *w, const c
                 const __m512 mw = HASMIN ? ck_scales16(w->dw, w->mw, nb, g, b, 2, SC) : _mm512_mul_ps(d0, vneg);
                 UNROLL for (int r = 0; r < 16; r++) {
                     if (FULL || r < R) {
-                        const float *meta = meta0 + (r * nb + b) * 4;
+                        const float *meta = meta0 + (r * nb + b) * CK_ACT_META;
                         const __m512 dot = _mm512_cvtepi32_ps(_mm512_loadu_si512(scratch.dot[s][r]));
                         acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(dot, d0), _mm512_set1_ps(meta[0]), acc[r]);
                         acc[r] = _mm512_fmadd_ps(mw, _mm512_set1_ps(meta[1]), acc[r]);

@@ -47,10 +47,15 @@ enum { MTX = 4, HTX = 2 };
 typedef struct {
     const uint8_t *qs;    ///< values of groups gbase.. (the repacked array, or an expanded chunk)
     int64_t gbase;
+    /// Q6_K, Q3_K (expanded as signed w = u - off): the activations plus 128 as u8 ([m][k], so
+    /// vpmaddubsw takes them as its unsigned operand), and per group of the chunk and super-block
+    /// the 16 rows' sum of code * sum(w) (int32), which the super-block's sum subtracts 128 times.
+    const uint8_t *aqu;
+    const int32_t *wterm;
     const void *dw, *mw;
     const float *meta;
     const int8_t *aq;
-    const int16_t *sums, *half_sums;
+    const int16_t *sums;
     float *y;
     int64_t k, nb, n;
     int accumulate;
@@ -67,15 +72,18 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
     const int64_t k = c->k, nb = c->nb, qb = KIND == P_U4 ? 256 : 512;
     const int64_t g = h0 / 2, side = h0 % 2;
     const uint8_t *const qs = c->qs + (g - c->gbase) * nb * qb + 32 * side;
-    const int8_t *const aq = c->aq + m0 * k;
-    const float *const meta = c->meta + m0 * nb * 4;
+    // Q6_K and Q3_K swap vpmaddubsw's operands: activations + 128 (u8) by signed weights, so
+    // their super-block's activation term is a weight constant (see pctx).
+    const int SW = KIND == P_Q6 || KIND == P_Q3;
+    const int8_t *const aq = SW ? (const int8_t *)c->aqu + m0 * k : c->aq + m0 * k;
+    const float *const meta = c->meta + m0 * nb * CK_ACT_META;
     const void *const dws = c->dw, *const mws = c->mw;
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
     const __m256 vneg = _mm256_set1_ps(c->negoff);
     // K-quants (SC == CK_SC_K): the integer super-block form (ck_matmul.h); ksum = sum of
     // code * dot(u, q) over the super-block so far, each i16 partial multiplied by its rows' codes
     // as it is flushed (vpmaddwd by ck_code_pairs8 where other formats multiply by ones).
-    const int KQ = SC == CK_SC_K, off = -(int)c->negoff;
+    const int KQ = SC == CK_SC_K;
     __m256 acc[MTX][HTX];
     __m256i ksum[MTX][HTX];
     UNROLL for (int r = 0; r < MT; r++)
@@ -169,7 +177,8 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
                 UNROLL for (int h = 0; h < HT; h++) v[h] = _mm256_loadu_si256((const __m256i *)(bq + 32 * h + 64 * j));
                 UNROLL for (int r = 0; r < MT; r++) {
                     const __m256i av = ck_bcast4(ab + r * k + 4 * j);
-                    UNROLL for (int h = 0; h < HT; h++) p[r][h] = _mm256_add_epi16(p[r][h], _mm256_maddubs_epi16(v[h], av));
+                    UNROLL for (int h = 0; h < HT; h++)
+                        p[r][h] = _mm256_add_epi16(p[r][h], SW ? _mm256_maddubs_epi16(av, v[h]) : _mm256_maddubs_epi16(v[h], av));
                 }
                 if (j % flush == flush - 1) {
                     UNROLL for (int r = 0; r < MT; r++)
@@ -185,12 +194,12 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
         if (KQ) {
             if (b % 8 == 7) {   // the super-block's activation terms and fp32 steps
                 UNROLL for (int h = 0; h < HT; h++) {
-                    __m256i pairs[8];
-                    ck_kterm_pairs8(rec, (int)side + h, NSC, pairs);
+                    __m256i pairs[8], wt = _mm256_setzero_si256();
+                    if (SW) wt = _mm256_loadu_si256((const __m256i *)(c->wterm + ((g - c->gbase) * (nb / 8) + b / 8) * CK_R + 8 * (side + h)));
+                    else ck_kterm_pairs8(rec, (int)side + h, NSC, pairs);
                     UNROLL for (int r = 0; r < MT; r++) {
-                        const int64_t first = (m0 + r) * nb + b - 7;
-                        const __m256i t = ck_kterm8(pairs, NSC == 2 ? c->half_sums + 2 * first : c->sums + first, NSC);
-                        acc[r][h] = ck_kfold8(acc[r][h], ksum[r][h], t, rec, (int)side + h, _mm256_broadcast_ss(meta + (r * nb + b) * 4), off, NSC);
+                        const __m256i t = SW ? wt : ck_kterm8(pairs, c->sums + (m0 + r) * nb + b - 7, NSC);
+                        acc[r][h] = ck_kfold8(acc[r][h], ksum[r][h], t, rec, (int)side + h, _mm256_broadcast_ss(meta + (r * nb + b) * CK_ACT_META), 128, NSC);
                         ksum[r][h] = _mm256_setzero_si256();
                     }
                 }
@@ -201,7 +210,7 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
             const __m256 d0 = ck_scales8(dws, mws, nb, g, b, (int)side + h, 0, SC);
             const __m256 mw = HASMIN ? ck_scales8(dws, mws, nb, g, b, (int)side + h, 2, SC) : _mm256_mul_ps(d0, vneg);
             UNROLL for (int r = 0; r < MT; r++) {
-                const float *mr = meta + (r * nb + b) * 4;
+                const float *mr = meta + (r * nb + b) * CK_ACT_META;
                 acc[r][h] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot[r][h]), d0), _mm256_broadcast_ss(mr), acc[r][h]);
                 acc[r][h] = _mm256_fmadd_ps(mw, _mm256_broadcast_ss(mr + 1), acc[r][h]);
             }
@@ -280,6 +289,35 @@ T256 static void expand_q3_K(const uint8_t *packed, uint8_t *bytes, int64_t bloc
                 _mm256_storeu_si256((__m256i *)(bytes + 64 * j + 32 * s), ck_q3_values(v2, x, j, 0));
                 _mm256_storeu_si256((__m256i *)(bytes + 64 * (4 + j) + 32 * s), ck_q3_values(v2, x, j, 1));
             }
+        }
+}
+
+/// A chunk of Q6_K's or Q3_K's expanded groups [g0, g0 + groups) turned into signed values
+/// w = u - off in place, and per group and super-block the 16 rows' sum of code * sum(w) over its
+/// 16-element halves into wterm ([group][super-block][16] int32): vpmaddubsw of u8 activations
+/// (q + 128) by w gives dot(w, q) + 128 * sum(w), so the super-block's integer sum is off by 128
+/// times this weight constant, not by a term of every activation row.
+T256 static void signed_weights(uint8_t *bytes, const void *dw, int64_t g0, int64_t groups, int64_t nb, int off, int32_t *wterm) {
+    const __m256i voff = _mm256_set1_epi8((char)off), ones = _mm256_set1_epi8(1);
+    for (int64_t g = 0; g < groups; g++)
+        for (int64_t sb = 0; sb < nb / 8; sb++) {
+            const uint8_t *rec = ck_kscale_record(dw, nb, g0 + g, sb * 8, 2);
+            __m256i t[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            for (int j = 0; j < 8; j++) {
+                uint8_t *blk = bytes + ((g * nb) + sb * 8 + j) * 512;
+                UNROLL for (int h = 0; h < 2; h++) {
+                    __m256i half[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};   // sum(w) pairs of elements 0..15, 16..31
+                    UNROLL for (int quad = 0; quad < 8; quad++) {
+                        __m256i *at = (__m256i *)(blk + 64 * quad + 32 * h);
+                        const __m256i w = _mm256_sub_epi8(_mm256_loadu_si256(at), voff);
+                        _mm256_storeu_si256(at, w);
+                        half[quad / 4] = _mm256_add_epi16(half[quad / 4], _mm256_maddubs_epi16(ones, w));
+                    }
+                    UNROLL for (int x = 0; x < 2; x++)
+                        t[h] = _mm256_add_epi32(t[h], _mm256_madd_epi16(half[x], ck_code_pairs8(rec + ck_kscale_codes(j, x, 2) + 8 * h, 1)));
+                }
+            }
+            UNROLL for (int h = 0; h < 2; h++) _mm256_storeu_si256((__m256i *)(wterm + (g * (nb / 8) + sb) * CK_R + 8 * h), t[h]);
         }
 }
 
@@ -374,7 +412,26 @@ typedef struct {
     int64_t m;
     const uint8_t *code_u;   ///< a code4 format's u table (ck_code4_u), else NULL
     int expanded;            ///< whether the tiles read an expanded copy (stored_block_bytes > 0)
+    int signed_weights;      ///< Q6_K, Q3_K: expanded as w = u - off against activations + 128 (pctx)
 } pcall;
+
+/// The calling thread's copy of a->q's first m rows plus 128 as u8 (for the signed-weight
+/// tiles; every thread of the call reads it), NULL when it cannot be allocated.
+T256 static const uint8_t *activations_plus_128(const ck_act *a, int64_t m) {
+    static _Thread_local uint8_t *buf;
+    static _Thread_local size_t cap;
+    const size_t bytes = (size_t)(m * a->k);
+    if (bytes > cap) {
+        free(buf);
+        buf = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+        cap = buf ? bytes : 0;
+        if (!buf) return NULL;
+    }
+    const __m256i top = _mm256_set1_epi8((char)0x80);
+    for (size_t i = 0; i < bytes; i += 32)   // k is a multiple of 256
+        _mm256_storeu_si256((__m256i *)(buf + i), _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a->q + i)), top));
+    return buf;
+}
 
 static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y) {
     const ck_format_info info = ck_weight_format_info(w->format);
@@ -394,8 +451,10 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     case CK_WF_IQ4_XS: p.t = p_iq4_xs; p.ht = p_iq4_xs_ht; break;
     default: p.t = p_mxint8; p.ht = p_mxint8_ht; break;
     }
-    p.c = (pctx){w->qs, 0, w->dw, w->mw, a->meta, a->q, a->sums, a->half_sums, y, d->k, d->k / 32, d->n, d->accumulate, (float)(-info.off),
-                 d->m <= MTX};
+    p.c = (pctx){.qs = w->qs, .dw = w->dw, .mw = w->mw, .meta = a->meta, .aq = a->q, .sums = a->sums, .y = y, .k = d->k,
+                 .nb = d->k / 32, .n = d->n, .accumulate = d->accumulate, .negoff = (float)(-info.off), .stream = d->m <= MTX};
+    p.signed_weights = w->format == CK_WF_Q6_K || w->format == CK_WF_Q3_K;
+    if (p.signed_weights) p.c.aqu = activations_plus_128(a, d->m);
     p.d = d;
     p.w = w;
     p.a = a;
@@ -410,20 +469,23 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     return p;
 }
 
-/// The calling thread's byte-layout copy of an expanded format's chunk of halves [c0, c1) (c0 even), made
+/// The calling thread's byte-layout copy of an expanded format's chunk of halves [c0, c1) (c0 even; Q6_K and
+/// Q3_K signed, followed by their weight terms: signed_weights), made
 /// unless this thread expanded that chunk last, in this call (threads take consecutive units,
 /// which mostly share a chunk; another call may have other weights at the same address); NULL
 /// when the buffer cannot be allocated.
 static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
     static _Thread_local int64_t last_call = -1, last_c0 = -1, last_c1 = -1;
     const int64_t g0 = c0 / 2, g1 = (c1 + 1) / 2, nb = p->c.nb;
-    uint8_t *buf = expansion_buffer((size_t)(g1 - g0) * (size_t)nb * 512);
+    const size_t bytes = (size_t)(g1 - g0) * (size_t)nb * 512, terms = p->signed_weights ? (size_t)(g1 - g0) * (size_t)nb / 8 * CK_R * 4 : 0;
+    uint8_t *buf = expansion_buffer(bytes + terms);
     if (!buf) return NULL;
     if (last_call != p->call || last_c0 != c0 || last_c1 != c1) {
         if (p->w->format == CK_WF_Q6_K) expand_q6_K(p->w->qs + g0 * nb * CK_Q6_K_PACKED_BYTES, buf, (g1 - g0) * nb);
         else if (p->w->format == CK_WF_Q3_K) expand_q3_K(p->w->qs + g0 * nb * CK_Q3_K_PACKED_BYTES, buf, (g1 - g0) * nb);
         else if (p->code_u) expand_codes4(p->w->qs + g0 * nb * 256, p->code_u, buf, (g1 - g0) * nb);
         else expand_q5_0(p->w->qs_dec + g0 * nb * CK_Q5_0_COMPACT_BYTES, buf, (g1 - g0) * nb);
+        if (p->signed_weights) signed_weights(buf, p->w->dw, g0, g1 - g0, nb, -(int)p->c.negoff, (int32_t *)(buf + bytes));
         last_call = p->call;
         last_c0 = c0;
         last_c1 = c1;
@@ -436,7 +498,7 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
     pctx c = p->c;
     if (p->expanded) {
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
-        if (!bytes) {   // out of memory for the expansion: the reference kernel, slow but right
+        if (!bytes || (p->signed_weights && !c.aqu)) {   // out of memory for the copies: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};
             const ck_act a = ck_act_rows(p->a, m0, m1);
             ck_matmul_ref(&d, p->w, &a, c.y + m0 * c.n, c0 * 8, c1 * 8);
@@ -444,6 +506,7 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
         }
         c.qs = bytes;
         c.gbase = c0 / 2;
+        c.wterm = (const int32_t *)(bytes + ((c1 + 1) / 2 - c0 / 2) * c.nb * 512);
     }
     for (int64_t m = m0; m < m1; m += MTX) {
         const int mt = m1 - m < MTX ? (int)(m1 - m) : MTX;

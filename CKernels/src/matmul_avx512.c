@@ -54,11 +54,9 @@ T512 void ck_quantize_act_avx512(const ck_act *a, int64_t m0, int64_t m1) {
             _mm_storeu_si128((__m128i *)q, _mm512_cvtsepi32_epi8(q0));
             _mm_storeu_si128((__m128i *)(q + 16), _mm512_cvtsepi32_epi8(q1));
             const int s0 = _mm512_reduce_add_epi32(q0), s1 = _mm512_reduce_add_epi32(q1);
-            float *meta = a->meta + (m * nb + b) * 4;
+            float *meta = a->meta + (m * nb + b) * CK_ACT_META;
             meta[0] = d;
             meta[1] = d * (float)(s0 + s1);
-            meta[2] = d * (float)s0;
-            meta[3] = d * (float)s1;
             a->sums[m * nb + b] = (int16_t)(s0 + s1);
             a->half_sums[2 * (m * nb + b)] = (int16_t)s0;
             a->half_sums[2 * (m * nb + b) + 1] = (int16_t)s1;
@@ -247,7 +245,7 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
                 UNROLL for (int r = 0; r < MT; r++) {
                     const int64_t first = (m0 + r) * nb + b - 7;
                     const __m512i t = ck_kterm16(pairs, NSC == 2 ? a->half_sums + 2 * first : a->sums + first, NSC);
-                    acc[r] = ck_kfold16(acc[r], ksum[r], t, rec, _mm512_set1_ps(a->meta[(first + 7) * 4]), off, NSC);
+                    acc[r] = ck_kfold16(acc[r], ksum[r], t, rec, _mm512_set1_ps(a->meta[(first + 7) * CK_ACT_META]), off, NSC);
                     ksum[r] = _mm512_setzero_si512();
                 }
             }
@@ -256,7 +254,7 @@ T512 INLINE void tile(const ck_matmul_desc *d, const ck_weights *w, const ck_act
         const __m512 d0 = ck_scales16(w->dw, w->mw, nb, g, b, 0, SC);
         const __m512 mw = HASMIN ? ck_scales16(w->dw, w->mw, nb, g, b, 2, SC) : _mm512_mul_ps(d0, vneg);
         UNROLL for (int r = 0; r < MT; r++) {
-            const float *meta = a->meta + ((m0 + r) * nb + b) * 4;
+            const float *meta = a->meta + ((m0 + r) * nb + b) * CK_ACT_META;
             const __m512 dot = _mm512_cvtepi32_ps(_mm512_add_epi32(dot0[r], dot1[r]));
             acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(dot, d0), _mm512_set1_ps(meta[0]), acc[r]);
             acc[r] = _mm512_fmadd_ps(mw, _mm512_set1_ps(meta[1]), acc[r]);

@@ -151,7 +151,7 @@ static inline void neon_kquant_epilogue(const ck_format_info *info, const ck_wei
     }
     if (j != 7) return;
     const int64_t first = m * nb + b - 7;
-    const float32x4_t da = vdupq_n_f32(a->meta[(first + 7) * 4]);
+    const float32x4_t da = vdupq_n_f32(a->meta[(first + 7) * CK_ACT_META]);
     for (int r = 0; r < 4; r++) {
         int32x4_t t = vdupq_n_s32(0);
         for (int jj = 0; jj < 8; jj++) {
@@ -182,7 +182,7 @@ static inline void neon_epilogue(const ck_format_info *info, const ck_weights *w
                                  const ck_act *a, int64_t m, neon_out *o) {
     if (info->kscale_rec) { neon_kquant_epilogue(info, w, i0, dot, a, m, o); return; }
     const int64_t nb = w->k / 32;
-    const float *meta = a->meta + (m * nb + i0 % nb) * 4;
+    const float *meta = a->meta + (m * nb + i0 % nb) * CK_ACT_META;
     const float32x4_t da = vdupq_n_f32(meta[0]), negoff = vdupq_n_f32((float)(-info->off));
     for (int r = 0; r < 4; r++) {
         float32x4_t s = vld1q_f32(o->acc + 4 * r);

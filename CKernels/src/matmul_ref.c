@@ -9,29 +9,19 @@
 #include "ck_convert.h"
 
 /// One output of an integer format: row `row` of W (raw blocks) against quantized activation row m.
-static float dot_int(const ck_format_info *info, ck_weight_format f, const void *row, const ck_act *a, int64_t m) {
+static float dot_int(ck_weight_format f, const void *row, const ck_act *a, int64_t m) {
     const int64_t nb = a->k / 32;
     const int8_t *q = a->q + m * a->k;
-    const float *meta = a->meta + m * nb * 4;
+    const float *meta = a->meta + m * nb * CK_ACT_META;
     float acc = 0.0f;
-    for (int64_t b = 0; b < nb; b++, q += 32, meta += 4) {
+    for (int64_t b = 0; b < nb; b++, q += 32, meta += CK_ACT_META) {
         uint8_t u[32];
         float dw[2], mw;
         ck_decode_block32(f, row, b, u, dw, &mw);
-        if (info->nsc == 1) {
-            int32_t dot = 0;
-            for (int i = 0; i < 32; i++) dot += (int32_t)u[i] * q[i];
-            acc = fmaf((float)dot * dw[0], meta[0], acc);
-            acc = fmaf(mw, meta[1], acc);
-        } else {
-            int32_t dot0 = 0, dot1 = 0;
-            for (int i = 0; i < 16; i++) dot0 += (int32_t)u[i] * q[i];
-            for (int i = 16; i < 32; i++) dot1 += (int32_t)u[i] * q[i];
-            acc = fmaf((float)dot0 * dw[0], meta[0], acc);
-            acc = fmaf((float)dot1 * dw[1], meta[0], acc);
-            acc = fmaf(dw[0] * (float)(-info->off), meta[2], acc);
-            acc = fmaf(dw[1] * (float)(-info->off), meta[3], acc);
-        }
+        int32_t dot = 0;
+        for (int i = 0; i < 32; i++) dot += (int32_t)u[i] * q[i];
+        acc = fmaf((float)dot * dw[0], meta[0], acc);
+        acc = fmaf(mw, meta[1], acc);
     }
     return acc;
 }
@@ -41,7 +31,7 @@ static float dot_int(const ck_format_info *info, ck_weight_format f, const void 
 static float dot_kquant(const ck_format_info *info, ck_weight_format f, const void *row, const ck_act *a, int64_t m) {
     const int64_t nb = a->k / 32;
     const int8_t *q = a->q + m * a->k;
-    const float *meta = a->meta + m * nb * 4;
+    const float *meta = a->meta + m * nb * CK_ACT_META;
     float acc = 0.0f;
     for (int64_t sb = 0; sb < nb / 8; sb++) {
         ck_kscales ks;
@@ -58,7 +48,7 @@ static float dot_kquant(const ck_format_info *info, ck_weight_format f, const vo
                 mins += ks.m[j] * sum;
             }
         }
-        const float da = meta[sb * 8 * 4];
+        const float da = meta[sb * 8 * CK_ACT_META];
         acc = fmaf((float)s * ck_fp16_to_fp32(ks.d), da, acc);
         if (info->nsc == 1) acc = fmaf((float)mins * -ck_fp16_to_fp32(ks.dmin), da, acc);
     }
@@ -110,7 +100,7 @@ void ck_matmul_ref(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a
         const void *row = (const uint8_t *)w->raw + n * w->raw_row_bytes;
         for (int64_t m = 0; m < d->m; m++) {
             const float v = info.kscale_rec ? dot_kquant(&info, w->format, row, a, m)
-                          : info.int8_path  ? dot_int(&info, w->format, row, a, m)
+                          : info.int8_path  ? dot_int(w->format, row, a, m)
                                             : dot_float(w->format, row, a->x + m * d->k, d->k);
             float *out = y + m * d->n + n;
             *out = d->accumulate ? *out + v : v;

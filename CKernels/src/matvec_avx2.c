@@ -57,7 +57,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     __m256i ksum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};   // K-quants: sum of code * dot this super-block
     const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a group
-    for (int64_t b = 0; b < nb; b++, q += qb, aq += 32, meta += 4) {
+    for (int64_t b = 0; b < nb; b++, q += qb, aq += 32, meta += CK_ACT_META) {
         prefetch_range(q + ahead, qb);
         _mm_prefetch((const char *)dwp + b * dwb + ahead / 8, _MM_HINT_T0);
         if (mwb) _mm_prefetch((const char *)mwp + b * mwb + ahead / 8, _MM_HINT_T0);

@@ -7,9 +7,8 @@
 //
 // Schemes (ck_act_format): Q8_32 is ours (MX formats); Q8_0, Q8_1 and Q8_K give the int8 values
 // and scales llama.cpp's x86 build gives its activations for the GGUF formats, so the integer
-// dots equal llama.cpp's. Per 32-block the output is meta = {da, da*S, da*S_lo, da*S_hi} with S
-// the int sum of the q's (S_lo over elements 0..15, S_hi over 16..31; Q6_K's scales cover 16
-// elements); Q8_1 replaces da*S by fp16(d32*S), d32 the unrounded fp32 scale, as its s field.
+// dots equal llama.cpp's. Per 32-block the output is meta = {da, da*S} with S the int sum of the
+// q's; Q8_1 replaces da*S by fp16(d32*S), d32 the unrounded fp32 scale, as its s field.
 // Rounding is to nearest even throughout; |q| <= 127 since |x| <= amax.
 #pragma STDC FP_CONTRACT OFF
 

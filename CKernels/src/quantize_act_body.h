@@ -25,7 +25,7 @@ QUANTIZE_ACT_ATTR void QUANTIZE_ACT_NAME(const ck_act *a, int64_t m0, int64_t m1
         for (int64_t b = 0; b < nb; b++) {
             const float *x = a->x + m * a->k + b * 32;
             int8_t *q = a->q + m * a->k + b * 32;
-            float *meta = a->meta + (m * nb + b) * 4;
+            float *meta = a->meta + (m * nb + b) * CK_ACT_META;
             float sum_scaled;          // meta[1] before the common store
             int s0, s1;
             switch (a->format) {
@@ -56,8 +56,6 @@ QUANTIZE_ACT_ATTR void QUANTIZE_ACT_NAME(const ck_act *a, int64_t m0, int64_t m1
             }
             meta[0] = da;
             meta[1] = sum_scaled;
-            meta[2] = da * (float)s0;
-            meta[3] = da * (float)s1;
             a->sums[m * nb + b] = (int16_t)(s0 + s1);
             a->half_sums[2 * (m * nb + b)] = (int16_t)s0;
             a->half_sums[2 * (m * nb + b) + 1] = (int16_t)s1;

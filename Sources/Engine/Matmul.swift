@@ -43,7 +43,7 @@ public final class MatmulScratch: @unchecked Sendable {
         self.maxRows = maxRows
         self.maxK = maxK
         q = .allocate(capacity: maxRows * maxK)
-        meta = .allocate(capacity: maxRows * maxK / 32 * 4)
+        meta = .allocate(capacity: maxRows * maxK / 32 * Int(CK_ACT_META))
         sums = .allocate(capacity: maxRows * maxK / 32)
         halfSums = .allocate(capacity: maxRows * maxK / 16)
         act = ck_act(x: nil, q: q, meta: meta, sums: sums, half_sums: halfSums, m: 0, k: 0, format: CK_ACT_Q8_32)
@@ -75,8 +75,8 @@ public final class MatmulScratch: @unchecked Sendable {
 
     /// The int8 values of row `row` (for tests).
     public func quantizedRow(_ row: Int) -> [Int8] { Array(UnsafeBufferPointer(start: q + row * k, count: k)) }
-    /// {scale, scale·sum, scale·sum(0..<16), scale·sum(16..<32)} of every 32-block of row `row` (for tests).
-    public func blockMeta(_ row: Int) -> [Float] { Array(UnsafeBufferPointer(start: meta + row * k / 8, count: k / 8)) }
+    /// {scale, scale·sum} of every 32-block of row `row` (for tests).
+    public func blockMeta(_ row: Int) -> [Float] { Array(UnsafeBufferPointer(start: meta + row * k / 16, count: k / 16)) }
     /// Integer sum of every 32-block of row `row` (for tests).
     public func blockSums(_ row: Int) -> [Int16] { Array(UnsafeBufferPointer(start: sums + row * k / 32, count: k / 32)) }
     /// Integer sum of every 16 elements of row `row` (for tests).

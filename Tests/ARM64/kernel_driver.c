@@ -180,7 +180,7 @@ typedef struct { ck_act a; float *x; } act_buf;
 static act_buf quantized(ck_act_format fmt, int64_t m, int64_t k, int edges, ck_quantize_kernel quantize) {
     act_buf b;
     b.x = make_activations(m, k, edges);
-    b.a = (ck_act){b.x, malloc((size_t)(m * k)), malloc((size_t)(m * k / 32 * 4) * sizeof(float)),
+    b.a = (ck_act){b.x, malloc((size_t)(m * k)), malloc((size_t)(m * k / 32 * CK_ACT_META) * sizeof(float)),
                    malloc((size_t)(m * k / 32) * sizeof(int16_t)), malloc((size_t)(m * k / 16) * sizeof(int16_t)), m, k, fmt};
     if (fmt != CK_ACT_F32) quantize(&b.a, 0, m);
     return b;
@@ -311,7 +311,7 @@ static void quantize_cases(void) {
                         uint64_t h = hash_bytes(b.a.q, (size_t)(m * k));
                         h = fnv(h, b.a.sums, (size_t)(m * k / 32) * sizeof(int16_t));
                         h = fnv(h, b.a.half_sums, (size_t)(m * k / 16) * sizeof(int16_t));
-                        h ^= hash_floats(b.a.meta, (size_t)(m * k / 32 * 4)) * 31;
+                        h ^= hash_floats(b.a.meta, (size_t)(m * k / 32 * CK_ACT_META)) * 31;
                         record(name, p < 0 ? "ref" : arm_paths[p].name, h);
                         free_act(&b);
                     }
