@@ -55,6 +55,15 @@ struct LlamaBench {
     }
 }
 
+extension LlamaBench.Result {
+    /// One result from single-repetition runs: the mean and standard deviation of their t/s (as
+    /// llama-bench computes them over its repetitions) and the largest peak resident set.
+    init(runs: [LlamaBench.Result]) {
+        let stats = meanAndStddev(runs.map(\.mean))
+        self.init(mean: stats.mean, stddev: stats.stddev, peakRSSMiB: runs.compactMap(\.peakRSSMiB).max())
+    }
+}
+
 /// Polls /proc/PID/status for VmHWM (peak resident set, monotonic) every 20 ms on a thread of its
 /// own until stopped; the last value read is the process's peak up to then.
 final class PeakRSSWatcher: @unchecked Sendable {

@@ -219,11 +219,23 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
                 // right before its runs as well as right after them.
                 let rateBefore = decodeKVBytesPerToken != nil ? Roofline.streamBytesPerSecond(threads: threads) : nil
                 var samples: [Double] = []
-                var theirs: LlamaBench.Result?
+                // llama-bench (no batched decode test: tgN x P rows stand alone) runs one
+                // repetition right after each of ours, so the host's drift, up to 2x within
+                // minutes here, reaches both sides of the ratio alike.
+                let compared = llamaBench.flatMap { test.name.contains(" x ") ? nil : $0 }
+                var theirRuns: [LlamaBench.Result] = []
                 for r in 0..<options.repetitions {
                     printError("bench: \(info.name) \(name) t=\(threads): run \(r + 1)/\(options.repetitions)\n")
                     samples.append(test.run(threads))
+                    if let compared {
+                        printError("bench: llama-bench \(name) t=\(threads): run \(r + 1)/\(options.repetitions)\n")
+                        if let run = compared.run(model: path, test: test.name, threads: threads, repetitions: 1, depth: test.depth, kv: test.kv) {
+                            theirRuns.append(run)
+                        }
+                    }
                 }
+                let theirs = theirRuns.count == options.repetitions ? LlamaBench.Result(runs: theirRuns) : nil
+                if let rss = theirs?.peakRSSMiB { theirPeak = max(theirPeak ?? 0, rss) }
                 // Mean K/V bytes per decode token of the last run (set by generate), and the read
                 // rate: the mean of the rates measured just before and just after the runs it is
                 // compared with (the host's rate drifts by up to 2x within minutes).
@@ -234,13 +246,6 @@ func runModelBench(_ options: ModelBenchOptions) -> Int32 {
                                                     weightBytes: weightBytes, kvBytes: kv)
                 }
                 decodeKVBytesPerToken = nil
-                // llama-bench has no batched decode test: tgN x P rows stand alone.
-                if let llamaBench, !test.name.contains(" x ") {
-                    printError("bench: llama-bench \(name) t=\(threads)\n")
-                    theirs = llamaBench.run(model: path, test: test.name, threads: threads, repetitions: options.repetitions,
-                                            depth: test.depth, kv: test.kv)
-                    if let rss = theirs?.peakRSSMiB { theirPeak = max(theirPeak ?? 0, rss) }
-                }
                 let m = Measurement(model: info.name, test: name, threads: threads, samples: samples)
                 kvMeans.append(("\(atDepth) t=\(threads)", test.kv, m.mean))
                 if options.json {

@@ -222,9 +222,10 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1);
 /// compact copy). For kernels that need bytes (AMX tiles) and formats stored narrower.
 void ck_byte_layout_block(const ck_weights *w, int64_t g, int64_t b, uint8_t out[512]);
 
-/// Canonical form of 32-block `b` of a raw weight row (see the header comment): u[32],
-/// dw[nsc], mw (already -off*dw when the format has no minimum). Integer formats only.
-void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw);
+/// Canonical form of 32-block `b` of a raw weight row (see the header comment): u[32], dw, mw
+/// (already -off*dw when the format has no minimum). Integer formats only; for the K-quants only
+/// u (their integer scales: ck_kscales_of), dw = mw = 0.
+void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float *dw, float *mw);
 
 /// A K-quant super-block's stored scales (Q3_K, Q4_K, Q5_K, Q6_K): the fp16 factors d and dmin
 /// (dmin 0 for Q3_K and Q6_K) and, per 32-block j, the integer codes sc[j][half] of its two

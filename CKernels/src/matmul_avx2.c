@@ -3,10 +3,12 @@
 // Same 16-row interleaved layout as the AVX-512 kernel, read as two 8-row halves: bytes
 // 64j..64j+31 of a block are rows 0..7 x quad j, 64j+32.. rows 8..15. AVX2 has no u8 x s8 -> i32
 // dot, so each quad is `vpmaddubsw` (u8 x s8 -> pairs summed into saturating i16) followed, after
-// summing as many i16 partials as provably cannot saturate, by one `vpmaddwd` with ones:
+// summing as many i16 partials as provably cannot saturate, by one `vpmaddwd` with ones (the
+// K-quants: with their rows' codes, ck_code_pairs8):
 //   4-bit values (<= 15):  |pair| <= 2*15*127 = 3810   -> all 8 quads summed in i16
 //   Q5_0 / MXFP4 (<= 31):  7874                         -> 4 quads
 //   Q6_K (<= 63):          16002                        -> 2 quads
+//   the prefill's signed Q6_K (|w| <= 32) by activations + 128 (<= 255): 16320 -> 2 quads
 //   Q8_0 / MXINT8 (<= 255) would saturate: split u = 16*hi + lo into two 4-bit dots (as above)
 //   and combine them in i32 (cheaper than the sign trick: no per-row vpsignb).
 // So the integer dot is exact and the fp32 epilogue is the reference's, lane by lane.

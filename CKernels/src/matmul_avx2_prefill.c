@@ -1,13 +1,14 @@
 // AVX2 prefill matmul (M > 1): the ck_matmul_avx2 path for every integer format when more than
-// one activation row is multiplied. Bit-identical to ck_matmul_ref (same integer dots, same fp32
-// epilogue in the same order; see ck_matmul.h).
+// one activation row is multiplied. Bit-identical to ck_matmul_ref (exact integer dots and the
+// same fp32 epilogue in the same order: per block, or for the K-quants per super-block; see
+// ck_matmul.h).
 //
 // Register tile: MT = 4 activation rows x HT = 2 halves (one 16-row group: 16 weight rows), the
 // whole K. Per block and quad each weight vector is loaded (and its nibbles unpacked) once and
 // feeds 4 rows, and each 4-byte activation broadcast feeds both halves, so one `vpmaddubsw`
 // costs about one `vpaddw`, half a broadcast and a quarter of an unpack. i16 partials (8 of
-// them) stay in registers for the block; the fp32 accumulators are left to the compiler (they
-// are touched once per block). Q8_0 / MXINT8 need two nibble partials per output, so they use
+// them) stay in registers for the block; the fp32 accumulators (and the K-quants' int32
+// super-block sums) are left to the compiler (they are touched once per block). Q8_0 / MXINT8 need two nibble partials per output, so they use
 // HT = 1.
 //
 // Loop nest per call (output rows [n0, n1), all M rows): chunks of halves whose repacked
@@ -29,9 +30,9 @@
 enum {
     P_U4 = 0,   ///< nibbles <= 15 (Q4_0, Q4_1, Q4_K): all 8 quads in one i16 partial
     P_U5 = 1,   ///< bytes <= 31 (Q5_0, Q5_K and MXFP4 expanded from their 4/5-bit layouts): flush every 4 quads
-    P_Q6 = 2,   ///< bytes <= 63 (Q6_K): flush every 2 quads, two dots (one per 16 elements)
+    P_Q6 = 2,   ///< Q6_K expanded to signed bytes |w| <= 32 (against activations + 128): flush every 2 quads, each 16 elements under its own code
     P_S8 = 3,   ///< bytes <= 255 (Q8_0, MXINT8, IQ4_NL and IQ4_XS expanded from their codes): split into two nibble dots
-    P_Q3 = 4,   ///< bytes <= 7 (Q3_K expanded from its 3-bit planes): P_Q6's two dots, each one i16 partial
+    P_Q3 = 4,   ///< Q3_K expanded from its 3-bit planes to signed bytes |w| <= 4, as P_Q6: flush every 4 quads (its halves)
 };
 
 /// Scheduling pin at the end of each quad: the weight and activation pointers pass through an
@@ -195,10 +196,12 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
             if (b % 8 == 7) {   // the super-block's activation terms and fp32 steps
                 UNROLL for (int h = 0; h < HT; h++) {
                     __m256i pairs[8], wt = _mm256_setzero_si256();
+                    // Signed weights (NSC = 2): the chunk's weight term; else (Q4_K, Q5_K: NSC = 1)
+                    // the min codes times the activation rows' block sums.
                     if (SW) wt = _mm256_loadu_si256((const __m256i *)(c->wterm + ((g - c->gbase) * (nb / 8) + b / 8) * CK_R + 8 * (side + h)));
-                    else ck_kterm_pairs8(rec, (int)side + h, NSC, pairs);
+                    else ck_kterm_pairs8(rec, (int)side + h, 1, pairs);
                     UNROLL for (int r = 0; r < MT; r++) {
-                        const __m256i t = SW ? wt : ck_kterm8(pairs, c->sums + (m0 + r) * nb + b - 7, NSC);
+                        const __m256i t = SW ? wt : ck_kterm8(pairs, c->sums + (m0 + r) * nb + b - 7, 1);
                         acc[r][h] = ck_kfold8(acc[r][h], ksum[r][h], t, rec, (int)side + h, _mm256_broadcast_ss(meta + (r * nb + b) * CK_ACT_META), 128, NSC);
                         ksum[r][h] = _mm256_setzero_si256();
                     }
@@ -433,7 +436,11 @@ T256 static const uint8_t *activations_plus_128(const ck_act *a, int64_t m) {
     return buf;
 }
 
-static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y) {
+/// Q6_K and Q3_K run the signed-weight tiles (pctx.aqu).
+static int signed_weight_format(ck_weight_format f) { return f == CK_WF_Q6_K || f == CK_WF_Q3_K; }
+
+/// aqu: activations_plus_128 of `a` when w's format is a signed-weight one (NULL: out of memory).
+static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, const uint8_t *aqu) {
     const ck_format_info info = ck_weight_format_info(w->format);
     pcall p;
     switch (w->format) {
@@ -453,8 +460,8 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     }
     p.c = (pctx){.qs = w->qs, .dw = w->dw, .mw = w->mw, .meta = a->meta, .aq = a->q, .sums = a->sums, .y = y, .k = d->k,
                  .nb = d->k / 32, .n = d->n, .accumulate = d->accumulate, .negoff = (float)(-info.off), .stream = d->m <= MTX};
-    p.signed_weights = w->format == CK_WF_Q6_K || w->format == CK_WF_Q3_K;
-    if (p.signed_weights) p.c.aqu = activations_plus_128(a, d->m);
+    p.signed_weights = signed_weight_format(w->format);
+    p.c.aqu = aqu;
     p.d = d;
     p.w = w;
     p.a = a;
@@ -518,7 +525,7 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
 }
 
 void ck_matmul_avx2_prefill(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
-    const pcall p = prepare(d, w, a, y);
+    const pcall p = prepare(d, w, a, y, signed_weight_format(w->format) ? activations_plus_128(a, d->m) : NULL);
     if (n1 > d->n) n1 = d->n;
     const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
     for (int64_t c0 = h0; c0 < h1; c0 += p.ch) run_block(&p, c0, c0 + p.ch < h1 ? c0 + p.ch : h1, 0, d->m);
@@ -561,6 +568,10 @@ void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, 
         ck_matmul_split_by_bytes(d, w, a, y, count, nthreads, ck_matmul_avx2_prefill);
         return;
     }
+    // One u8 copy of the activations for every signed-weight matrix of the call.
+    const uint8_t *aqu = NULL;
+    for (int i = 0; i < count; i++)
+        if (signed_weight_format(w[i].format)) { aqu = activations_plus_128(a, d[0].m); break; }
     for (int i0 = 0; i0 < count; i0 += MAX_MULTI) {
         multi_job j;
         j.count = count - i0 < MAX_MULTI ? count - i0 : MAX_MULTI;
@@ -568,7 +579,7 @@ void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, 
         j.first[0] = 0;
         int64_t macs = 0;
         for (int i = 0; i < j.count; i++) {
-            j.p[i] = prepare(&d[i0 + i], &w[i0 + i], a, y[i0 + i]);
+            j.p[i] = prepare(&d[i0 + i], &w[i0 + i], a, y[i0 + i], aqu);
             j.first[i + 1] = j.first[i] + (j.p[i].h1 + j.p[i].ch - 1) / j.p[i].ch * j.row_blocks;
             macs += d[i0 + i].m * d[i0 + i].n * d[i0 + i].k;
         }

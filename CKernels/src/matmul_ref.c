@@ -16,11 +16,11 @@ static float dot_int(ck_weight_format f, const void *row, const ck_act *a, int64
     float acc = 0.0f;
     for (int64_t b = 0; b < nb; b++, q += 32, meta += CK_ACT_META) {
         uint8_t u[32];
-        float dw[2], mw;
-        ck_decode_block32(f, row, b, u, dw, &mw);
+        float dw, mw;
+        ck_decode_block32(f, row, b, u, &dw, &mw);
         int32_t dot = 0;
         for (int i = 0; i < 32; i++) dot += (int32_t)u[i] * q[i];
-        acc = fmaf((float)dot * dw[0], meta[0], acc);
+        acc = fmaf((float)dot * dw, meta[0], acc);
         acc = fmaf(mw, meta[1], acc);
     }
     return acc;
@@ -39,8 +39,8 @@ static float dot_kquant(const ck_format_info *info, ck_weight_format f, const vo
         int32_t s = 0, mins = 0;
         for (int j = 0; j < 8; j++, q += 32) {
             uint8_t u[32];
-            float dw[2], mw;
-            ck_decode_block32(f, row, sb * 8 + j, u, dw, &mw);
+            float dw, mw;   // 0 for the K-quants: their scales are ks
+            ck_decode_block32(f, row, sb * 8 + j, u, &dw, &mw);
             for (int h = 0; h < 2; h++) {
                 int32_t dot = 0, sum = 0;
                 for (int i = 16 * h; i < 16 * h + 16; i++) { dot += (int32_t)u[i] * q[i]; sum += q[i]; }
@@ -48,7 +48,7 @@ static float dot_kquant(const ck_format_info *info, ck_weight_format f, const vo
                 mins += ks.m[j] * sum;
             }
         }
-        const float da = meta[sb * 8 * CK_ACT_META];
+        const float da = meta[(sb * 8 + 7) * CK_ACT_META];   // Q8_K: the same in the 8 blocks
         acc = fmaf((float)s * ck_fp16_to_fp32(ks.d), da, acc);
         if (info->nsc == 1) acc = fmaf((float)mins * -ck_fp16_to_fp32(ks.dmin), da, acc);
     }

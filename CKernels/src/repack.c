@@ -87,7 +87,7 @@ ck_format_info ck_weight_format_info(ck_weight_format f) {
                             : info.packed4 ? 256 : 512;
         info.repacked_block_bytes = (compact5(f) ? CK_Q5_0_COMPACT_BYTES : info.qs_block_bytes) +
                                     (info.kscale_rec ? info.kscale_rec / 8   // a record covers 8 blocks
-                                                     : scale_bytes(&info) * CK_R * (info.nsc + info.has_min));
+                                                     : scale_bytes(&info) * CK_R * (1 + info.has_min));
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
         info.qs_block_bytes = 32 * CK_R;   // then a scale code per row, and E5M2's flag byte (ck_weights)
         info.repacked_block_bytes = info.qs_block_bytes + CK_R + (f == CK_WF_MXFP8_E5M2);
@@ -113,10 +113,10 @@ static inline float e8m0_scaled(uint8_t e, int shift) {
     return e == CK_E8M0_NAN ? NAN : ldexpf(1.0f, (int)e - 127 + shift);
 }
 
-void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float dw[2], float *mw) {
+void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u[32], float *dw, float *mw) {
     // Called per row and 32-block at load: only the offset, not the derived sizes.
     const int off = format_facts(f).off;
-    dw[1] = 0.0f;
+    *dw = 0.0f;
     *mw = 0.0f;
     switch (f) {
     case CK_WF_Q4_0: {
@@ -161,10 +161,6 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
         const ck_block_q4_K *x = (const ck_block_q4_K *)row + b / 8;
         const int j = (int)(b % 8), c = j / 2;
         for (int l = 0; l < 32; l++) u[l] = (j & 1) ? x->qs[32 * c + l] >> 4 : x->qs[32 * c + l] & 15;
-        int sc, m;
-        scale_min_k4(j, x->scales, &sc, &m);
-        dw[0] = ck_fp16_to_fp32(x->d) * (float)sc;
-        *mw = -(ck_fp16_to_fp32(x->dmin) * (float)m);
         return;
     }
     case CK_WF_Q5_K: {
@@ -175,16 +171,11 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
             const int lo = (j & 1) ? x->qs[32 * c + l] >> 4 : x->qs[32 * c + l] & 15;
             u[l] = (uint8_t)(lo | (((x->qh[l] >> j) & 1) << 4));
         }
-        int sc, m;
-        scale_min_k4(j, x->scales, &sc, &m);
-        dw[0] = ck_fp16_to_fp32(x->d) * (float)sc;
-        *mw = -(ck_fp16_to_fp32(x->dmin) * (float)m);
         return;
     }
     case CK_WF_Q6_K: {
         // Elements 32j..32j+31: half h = j/4 and run t = j%4 of ggml's dequantizer; run t takes
-        // ql[l] (t even) or ql[l+32] (t odd), low (t<2) or high nibble, qh bits 2t..2t+1, and
-        // scales[8h + 2t + l/16].
+        // ql[l] (t even) or ql[l+32] (t odd), low (t<2) or high nibble, qh bits 2t..2t+1.
         const ck_block_q6_K *x = (const ck_block_q6_K *)row + b / 8;
         const int j = (int)(b % 8), h = j / 4, t = j % 4;
         const uint8_t *ql = x->ql + 64 * h + ((t & 1) ? 32 : 0), *qh = x->qh + 32 * h;
@@ -192,10 +183,7 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
             const int lo = t < 2 ? (ql[l] & 15) : (ql[l] >> 4);
             u[l] = (uint8_t)(lo | (((qh[l] >> (2 * t)) & 3) << 4));
         }
-        const float d = ck_fp16_to_fp32(x->d);
-        dw[0] = d * (float)x->scales[8 * h + 2 * t];
-        dw[1] = d * (float)x->scales[8 * h + 2 * t + 1];
-        break;
+        return;
     }
     case CK_WF_Q3_K: {
         // Elements 32j..32j+31: two bits at 2(j%4) of qs[32(j/4) + l] under bit j of hmask[l]
@@ -204,15 +192,12 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
         const int j = (int)(b % 8);
         const uint8_t *q = x->qs + 32 * (j / 4);
         for (int l = 0; l < 32; l++) u[l] = (uint8_t)(((q[l] >> (2 * (j % 4))) & 3) | (((x->hmask[l] >> j) & 1) << 2));
-        const float d = ck_fp16_to_fp32(x->d);
-        dw[0] = d * (float)(ck_q3_K_scale(x, 2 * j) - 32);
-        dw[1] = d * (float)(ck_q3_K_scale(x, 2 * j + 1) - 32);
-        break;
+        return;
     }
     case CK_WF_MXINT8: {
         const ck_block_mxint8 *x = (const ck_block_mxint8 *)row + b;
         for (int j = 0; j < 32; j++) u[j] = (uint8_t)(x->qs[j] + 128);
-        dw[0] = e8m0_scaled(x->e, -6);
+        *dw = e8m0_scaled(x->e, -6);
         break;
     }
     case CK_WF_MXFP4: {
@@ -222,15 +207,14 @@ void ck_decode_block32(ck_weight_format f, const void *row, int64_t b, uint8_t u
             u[j] = doubled_plus12[x->qs[j] & 15];
             u[j + 16] = doubled_plus12[x->qs[j] >> 4];
         }
-        dw[0] = e8m0_scaled(x->e, -1);
+        *dw = e8m0_scaled(x->e, -1);
         break;
     }
     default:
         memset(u, 0, 32);
-        dw[0] = 0.0f;
         return;
     }
-    *mw = dw[0] * (float)(-off);
+    *mw = *dw * (float)(-off);
 }
 
 /// Whether format f keeps the float formats' band layout (MXFP8, F16, BF16; ck_weights).
@@ -255,7 +239,7 @@ void ck_repack_sizes(ck_weight_format f, int64_t n, int64_t k, size_t *qs_bytes,
         if (info.kscale_rec) {
             *dw_bytes = groups * (nb / 8) * (size_t)info.kscale_rec;
         } else {
-            *dw_bytes = groups * nb * (size_t)info.nsc * CK_R * sb;
+            *dw_bytes = groups * nb * CK_R * sb;
             if (info.has_min) *mw_bytes = groups * nb * CK_R * sb;
         }
     } else if (f == CK_WF_MXFP8_E4M3 || f == CK_WF_MXFP8_E5M2) {
@@ -316,7 +300,7 @@ static void repack_kscales(const ck_weights *w, const ck_format_info *info, int6
 /// without the per-element u[32] round trip; returns 0 for the other formats. Sixteen or
 /// thirty-two independent bytes per step, which the compiler turns into vector code. The
 /// K-quants' scales go to their record, so for them only the values are packed here.
-static int pack_direct(ck_weight_format f, const uint8_t *raw_row, int64_t b, uint8_t *q, int r, float d[2], float *m) {
+static int pack_direct(ck_weight_format f, const uint8_t *raw_row, int64_t b, uint8_t *q, int r, float *d, float *m) {
     const int j = (int)(b % 8);
     uint8_t nib[16];   // byte 4jj+i: u[4jj+i] & 15 | (u[16+4jj+i] & 15) << 4
     const uint8_t *a;
@@ -324,15 +308,14 @@ static int pack_direct(ck_weight_format f, const uint8_t *raw_row, int64_t b, ui
     switch (f) {
     case CK_WF_Q4_0: case CK_WF_Q4_1: case CK_WF_IQ4_NL: case CK_WF_IQ4_XS: {   // u[e] | u[16+e] << 4 (IQ4: codes) is the stored byte qs[e]
         const uint8_t *qs;
-        d[1] = 0.0f;
         if (f == CK_WF_IQ4_NL || f == CK_WF_IQ4_XS) {
-            qs = iq4_block(f, raw_row, b, &d[0]);
-            *m = d[0] * -128.0f;
+            qs = iq4_block(f, raw_row, b, d);
+            *m = *d * -128.0f;
         } else if (f == CK_WF_Q4_0) {
             const ck_block_q4_0 *x = (const ck_block_q4_0 *)raw_row + b;
             qs = x->qs;
-            d[0] = ck_fp16_to_fp32(x->d);
-            *m = d[0] * -8.0f;
+            *d = ck_fp16_to_fp32(x->d);
+            *m = *d * -8.0f;
         } else {
             const ck_block_q4_1 *x = (const ck_block_q4_1 *)raw_row + b;
             qs = x->qs;
@@ -350,9 +333,8 @@ static int pack_direct(ck_weight_format f, const uint8_t *raw_row, int64_t b, ui
             v ^= 0x80808080u;
             memcpy(q + 64 * jj + 4 * r, &v, 4);
         }
-        d[0] = ck_fp16_to_fp32(x->d);
-        d[1] = 0.0f;
-        *m = d[0] * -128.0f;
+        *d = ck_fp16_to_fp32(x->d);
+        *m = *d * -128.0f;
         return 1;
     }
     case CK_WF_Q4_K: {   // sub-block j: chunk j/2, low nibbles for even j, high for odd
@@ -439,24 +421,24 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
     for (int64_t g = n0 / CK_R; g * CK_R < n1; g++) {
         for (int64_t b = 0; b < nb; b++) {
             uint8_t *q = qbytes ? w->qs + (g * nb + b) * qbytes : NULL;
-            const int64_t di = (g * nb + b) * info.nsc * CK_R, mi = (g * nb + b) * CK_R;
+            const int64_t si = (g * nb + b) * CK_R;   // the block's 16 scales in dw (and mw)
             if (info.kscale_rec && b % 8 == 0) repack_kscales(w, &info, g, b / 8);
             for (int r = 0; r < CK_R; r++) {
                 const int64_t row = g * CK_R + r;
                 uint8_t u[32] = {0};
-                float d[2] = {0, 0}, m = 0;
+                float d = 0, m = 0;
                 uint8_t e8m0 = 0;   // padding rows: codes and scale code 0 (their outputs are not stored)
                 int packed = 0;   // values already in q (pack_direct)
                 if (row < w->n) {
                     const uint8_t *raw_row = (const uint8_t *)w->raw + row * w->raw_row_bytes;
-                    if (q) packed = pack_direct(w->format, raw_row, b, q, r, d, &m);
+                    if (q) packed = pack_direct(w->format, raw_row, b, q, r, &d, &m);
                     if (packed) {
                         // d and m are set; the values are in place
                     } else if (info.code4) {   // MXFP4: the stored codes, not u
                         const ck_block_mxfp4 *x = (const ck_block_mxfp4 *)raw_row + b;
                         for (int j = 0; j < 16; j++) { u[j] = x->qs[j] & 15; u[j + 16] = x->qs[j] >> 4; }
                     } else {
-                        ck_decode_block32(w->format, raw_row, b, u, d, &m);
+                        ck_decode_block32(w->format, raw_row, b, u, &d, &m);
                     }
                     // MXFP4 and MXINT8 keep their stored scale codes, the first byte of each block.
                     if (info.e8m0_offset) e8m0 = raw_row[b * info.block_bytes];
@@ -502,14 +484,12 @@ void ck_repack_rows(const ck_weights *w, int64_t n0, int64_t n1) {
                         for (int i = 0; i < 4; i++) q[64 * j + 4 * r + i] = u[4 * j + i];
                 }
                 if (info.kscale_rec) continue;   // the record above holds the scales
-                if (info.e8m0_offset) { ((uint8_t *)w->dw)[di + r] = e8m0; continue; }
-                for (int s = 0; s < info.nsc; s++) {
-                    if (info.half_scales) ((ck_half *)w->dw)[di + s * CK_R + r] = ck_fp32_to_fp16(d[s]);
-                    else ((float *)w->dw)[di + s * CK_R + r] = d[s];
-                }
+                if (info.e8m0_offset) { ((uint8_t *)w->dw)[si + r] = e8m0; continue; }
+                if (info.half_scales) ((ck_half *)w->dw)[si + r] = ck_fp32_to_fp16(d);
+                else ((float *)w->dw)[si + r] = d;
                 if (info.has_min) {
-                    if (info.half_scales) ((ck_half *)w->mw)[mi + r] = ck_fp32_to_fp16(m);
-                    else ((float *)w->mw)[mi + r] = m;
+                    if (info.half_scales) ((ck_half *)w->mw)[si + r] = ck_fp32_to_fp16(m);
+                    else ((float *)w->mw)[si + r] = m;
                 }
             }
         }

@@ -23,10 +23,10 @@ static inline int64_t ck_plane_scale_bytes(const int SC) {
     return SC == CK_SC_F16 ? 2 : SC == CK_SC_E8 || SC == CK_SC_E8I ? 1 : 4;
 }
 
-/// Bytes per 32-block of one 16-row group in the dw stream: a K record covers 8 blocks, a plane
-/// holds NSC scales per row. The kernels stride their prefetches by it.
+/// Bytes per 32-block of one 16-row group in the dw stream: a K record covers 8 blocks (NSC: 2
+/// for Q6_K's and Q3_K's), a plane holds one scale per row. The kernels stride their prefetches by it.
 static inline int64_t ck_dw_block_bytes(const int NSC, const int SC) {
-    return SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : NSC * CK_R * ck_plane_scale_bytes(SC);
+    return SC == CK_SC_K ? (NSC == 2 ? CK_Q6_K_SCALE_REC : CK_Q4_K_SCALE_REC) / 8 : CK_R * ck_plane_scale_bytes(SC);
 }
 
 /// Bytes per 32-block of one group in the mw plane: 0 without a stored minimum, and for the

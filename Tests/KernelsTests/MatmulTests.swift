@@ -293,7 +293,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     /// super-block the integer sum S of code · (u − off) · q (and for Q4_K the min codes times the
     /// block sums, M), then acc = fma(Float(S) · d, da, acc) (and fma(Float(M) · −dmin, da, acc)).
     /// The reference kernel gives these bits on every output (the SIMD paths equal it, above).
-    @Test(arguments: [WeightFormat.q4_K, .q6_K])
+    @Test(arguments: [WeightFormat.q4_K, .q5_K, .q6_K])
     func kQuantSuperBlockForm(_ format: WeightFormat) throws {
         let m = 3, n = 21, k = 768
         let raw = randomBlocks(format, n: n, k: k, seed: 300)
@@ -312,11 +312,12 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
                     var s = 0, mins = 0
                     for e in 0..<256 {
                         let j = e / 32, l = e % 32, qe = Int(q[sb * 256 + e])
-                        if format == .q4_K {   // d, dmin, 12 bytes of 6-bit scales and mins, 128 of nibbles
+                        if format != .q6_K {   // d, dmin, 12 bytes of 6-bit scales and mins, (Q5_K: 32 of fifth bits,) 128 of nibbles
                             let sc = j < 4 ? Int(raw[o + 4 + j] & 63) : Int(raw[o + 8 + j] & 15) | Int(raw[o + j] >> 6) << 4
                             let mn = j < 4 ? Int(raw[o + 8 + j] & 63) : Int(raw[o + 8 + j] >> 4) | Int(raw[o + 4 + j] >> 6) << 4
-                            let byte = raw[o + 16 + 32 * (j / 2) + l]
-                            s += sc * Int(j % 2 == 1 ? byte >> 4 : byte & 15) * qe
+                            let byte = raw[o + (format == .q5_K ? 48 : 16) + 32 * (j / 2) + l]
+                            let fifth = format == .q5_K ? Int((raw[o + 16 + l] >> j) & 1) << 4 : 0
+                            s += sc * (Int(j % 2 == 1 ? byte >> 4 : byte & 15) | fifth) * qe
                             mins += mn * qe
                         } else {               // ql[128], qh[64], int8 scales[16], d
                             let h = j / 4, t = j % 4
@@ -326,7 +327,7 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
                         }
                     }
                     let da = meta[2 * 8 * sb]
-                    if format == .q4_K {
+                    if format != .q6_K {
                         acc = acc.addingProduct(Float(s) * half(o), da)
                         acc = acc.addingProduct(Float(mins) * -half(o + 2), da)
                     } else {
@@ -334,6 +335,54 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
                     }
                 }
                 #expect(y[r * n + c].bitPattern == acc.bitPattern, "\(format) row \(r) column \(c): \(y[r * n + c]) vs \(acc)")
+            }
+        }
+    }
+
+    /// The K-quants across L2 chunks: the AVX2 prefill expands Q6_K and Q3_K a chunk of 18
+    /// halves (144 rows at k = 768) at a time with its weight terms, so 157 and 150 rows end in a
+    /// second chunk (a whole and a half-filled last group); every path equals the reference.
+    @Test(arguments: [WeightFormat.q3_K, .q4_K, .q5_K, .q6_K])
+    func kQuantsAcrossChunks(_ format: WeightFormat) throws {
+        let k = 768, m = 23
+        let x = gaussians(m * k, seed: 501)
+        for n in [150, 157] {
+            let w = try randomWeights(format, n: n, k: k, seed: 500)
+            let ref = runMatmul(w, x, m: m, path: .ref)
+            for path in simdPaths {
+                for threads in [1, 2] {
+                    let y = runMatmul(w, x, m: m, path: path, threads: threads)
+                    #expect(y.map(\.bitPattern) == ref.map(\.bitPattern), "\(format) n=\(n) \(path) t=\(threads)")
+                }
+            }
+        }
+    }
+
+    /// The K-quants at the ends of their ranges, where the integer sums come closest to their
+    /// bounds: every value at its smallest or largest (Q6_K u = 0 or 63, the signed prefill's
+    /// w = -32 or 31 against activations + 128 = 255 or 1: two products per i16 pair of
+    /// |2 * 255 * 32| = 16320, two pairs summed), every code at -128 or its extreme, activations
+    /// all +-amax (q = +-127); every path equals the reference, decode and prefill.
+    @Test(arguments: [WeightFormat.q3_K, .q6_K])
+    func kQuantExtremes(_ format: WeightFormat) throws {
+        let n = 32, k = 512
+        for fill: UInt8 in [0x00, 0xFF] {
+            var raw = [UInt8](repeating: fill, count: n * format.rowBytes(k: k))
+            for b in 0..<(raw.count / format.blockBytes) {   // a sane d; the codes stay at the fill
+                let o = b * format.blockBytes
+                putHalf(&raw, o + (format == .q6_K ? 208 : 108), 0.01)
+                if format == .q6_K { for i in 0..<16 { raw[o + 192 + i] = 0x80 } }   // every scale -128
+            }
+            let w = try raw.withUnsafeBytes { try WeightMatrix(blocks: $0, n: n, k: k, format: format) }
+            for sign: Float in [1, -1] {
+                for m in [1, 8, 23] {
+                    let x = (0..<(m * k)).map { i in (i / k) % 2 == 0 ? sign : -sign }
+                    let ref = runMatmul(w, x, m: m, path: .ref)
+                    for path in simdPaths {
+                        let y = runMatmul(w, x, m: m, path: path, threads: 2)
+                        #expect(y.map(\.bitPattern) == ref.map(\.bitPattern), "\(format) fill \(fill) sign \(sign) m=\(m) \(path)")
+                    }
+                }
             }
         }
     }
@@ -362,20 +411,25 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     }
 
     /// Ops.linear over weights reading one input quantizes once per scheme (Q4_1 → Q8_1, Q8_0 and
-    /// Q5_0 → Q8_0, F32 → none) and equals separate calls.
+    /// Q5_0 → Q8_0, F32 → none, the K-quants → Q8_K) and equals separate calls.
     @Test func sharedQuantizedInput() throws {
-        let m = 4, k = 576
-        let ws = [try randomWeights(.q4_1, n: 40, k: k, seed: 1), try randomWeights(.q8_0, n: 24, k: k, seed: 2),
-                  try randomWeights(.f32, n: 8, k: k, seed: 4), try randomWeights(.q5_0, n: 16, k: k, seed: 5)]
-        let x = gaussians(m * k, seed: 3)
-        let context = ExecutionContext(threads: 2, maxRows: 8, maxK: 1536)
-        let input = Matrix(rows: 8, columns: k)
-        for r in 0..<m { for c in 0..<k { input.row(r)[c] = x[r * k + c] } }
-        let outs = ws.map { Matrix(rows: 8, columns: $0.n) }
-        Ops.linear(input, rows: m, weights: ws, into: outs, context: context)
-        for (w, y) in zip(ws, outs) {
-            let got = (0..<(m * w.n)).map { y.row($0 / w.n)[$0 % w.n] }
-            #expect(got == runMatmul(w, x, m: m, path: KernelPath.active), "\(w.format)")
+        let ws = [try randomWeights(.q4_1, n: 40, k: 576, seed: 1), try randomWeights(.q8_0, n: 24, k: 576, seed: 2),
+                  try randomWeights(.f32, n: 8, k: 576, seed: 4), try randomWeights(.q5_0, n: 16, k: 576, seed: 5)]
+        // Q8_K: three matrices of one call, two of them signed-weight ones on the AVX2 prefill
+        // (one u8 copy of the activations for both), at a decode step's 4 rows and a prefill's 23.
+        let kws = [try randomWeights(.q4_K, n: 48, k: 768, seed: 6), try randomWeights(.q6_K, n: 40, k: 768, seed: 7),
+                   try randomWeights(.q3_K, n: 24, k: 768, seed: 8)]
+        for (ws, m, k) in [(ws, 4, 576), (kws, 4, 768), (kws, 23, 768)] {
+            let x = gaussians(m * k, seed: 3)
+            let context = ExecutionContext(threads: 2, maxRows: 32, maxK: 1536)
+            let input = Matrix(rows: 32, columns: k)
+            for r in 0..<m { for c in 0..<k { input.row(r)[c] = x[r * k + c] } }
+            let outs = ws.map { Matrix(rows: 32, columns: $0.n) }
+            Ops.linear(input, rows: m, weights: ws, into: outs, context: context)
+            for (w, y) in zip(ws, outs) {
+                let got = (0..<(m * w.n)).map { y.row($0 / w.n)[$0 % w.n] }
+                #expect(got == runMatmul(w, x, m: m, path: KernelPath.active), "\(w.format) m=\(m)")
+            }
         }
     }
 
