@@ -161,6 +161,9 @@ private func runKernelBench(json: Bool, all: Bool, quick: Bool, cold: Bool, thre
                             formatFilter: Set<String>?, paths: [KernelPath], prefetch: [Int]?) -> Int32 {
     let chosenDistance = ck_decode_prefetch_bytes(-1)
     defer { _ = ck_decode_prefetch_bytes(chosenDistance) }
+    if prefetch != nil && !ms.contains(1) {
+        printError("bench kernels: --prefetch times decode only; add 1 to --m for its rows\n")
+    }
     let mx: [WeightFormat] = [.mxint8, .mxfp4, .mxfp8_e4m3]
     var shapes = [
         KernelShape(model: "smollm2", name: "attn_q/o", n: 576, k: 576, formats: [.q4_1]),

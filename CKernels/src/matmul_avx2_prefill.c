@@ -48,10 +48,12 @@ enum { MTX = 4, HTX = 2 };
 typedef struct {
     const uint8_t *qs;    ///< values of groups gbase.. (the repacked array, or an expanded chunk)
     int64_t gbase;
-    /// Q6_K, Q3_K (expanded as signed w = u - off): the activations plus 128 as u8 ([m][k], so
-    /// vpmaddubsw takes them as its unsigned operand), and per group of the chunk and super-block
-    /// the 16 rows' sum of code * sum(w) (int32), which the super-block's sum subtracts 128 times.
+    /// Q6_K, Q3_K (expanded as signed w = u - off): the activations plus 128 as u8 (rows aqu_m0..
+    /// of the work unit, [row][k], so vpmaddubsw takes them as its unsigned operand), and per
+    /// group of the chunk and super-block the 16 rows' sum of code * sum(w) (int32), which the
+    /// super-block's sum subtracts 128 times.
     const uint8_t *aqu;
+    int64_t aqu_m0;
     const int32_t *wterm;
     const void *dw, *mw;
     const float *meta;
@@ -76,7 +78,7 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
     // Q6_K and Q3_K swap vpmaddubsw's operands: activations + 128 (u8) by signed weights, so
     // their super-block's activation term is a weight constant (see pctx).
     const int SW = KIND == P_Q6 || KIND == P_Q3;
-    const int8_t *const aq = SW ? (const int8_t *)c->aqu + m0 * k : c->aq + m0 * k;
+    const int8_t *const aq = SW ? (const int8_t *)c->aqu + (m0 - c->aqu_m0) * k : c->aq + m0 * k;
     const float *const meta = c->meta + m0 * nb * CK_ACT_META;
     const void *const dws = c->dw, *const mws = c->mw;
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
@@ -418,12 +420,15 @@ typedef struct {
     int signed_weights;      ///< Q6_K, Q3_K: expanded as w = u - off against activations + 128 (pctx)
 } pcall;
 
-/// The calling thread's copy of a->q's first m rows plus 128 as u8 (for the signed-weight
-/// tiles; every thread of the call reads it), NULL when it cannot be allocated.
-T256 static const uint8_t *activations_plus_128(const ck_act *a, int64_t m) {
+/// Rows [m0, m1) of a->q plus 128 as u8 in the calling thread's buffer, for the signed-weight
+/// tiles; NULL when it cannot be allocated. One 4-row tile at a time (4 x k bytes, in L1 while
+/// the tile runs over its chunk): a copy of the whole batch was 4 MiB more peak memory at 512 x
+/// 8192, and a work unit's 32 rows at a time pushed the chunk out of L2 (Q6_K's tile ran 5 %
+/// slower).
+T256 static const uint8_t *activations_plus_128(const ck_act *a, int64_t m0, int64_t m1) {
     static _Thread_local uint8_t *buf;
     static _Thread_local size_t cap;
-    const size_t bytes = (size_t)(m * a->k);
+    const size_t bytes = (size_t)((m1 - m0) * a->k);
     if (bytes > cap) {
         free(buf);
         buf = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
@@ -432,15 +437,14 @@ T256 static const uint8_t *activations_plus_128(const ck_act *a, int64_t m) {
     }
     const __m256i top = _mm256_set1_epi8((char)0x80);
     for (size_t i = 0; i < bytes; i += 32)   // k is a multiple of 256
-        _mm256_storeu_si256((__m256i *)(buf + i), _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a->q + i)), top));
+        _mm256_storeu_si256((__m256i *)(buf + i), _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a->q + m0 * a->k + i)), top));
     return buf;
 }
 
 /// Q6_K and Q3_K run the signed-weight tiles (pctx.aqu).
 static int signed_weight_format(ck_weight_format f) { return f == CK_WF_Q6_K || f == CK_WF_Q3_K; }
 
-/// aqu: activations_plus_128 of `a` when w's format is a signed-weight one (NULL: out of memory).
-static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, const uint8_t *aqu) {
+static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y) {
     const ck_format_info info = ck_weight_format_info(w->format);
     pcall p;
     switch (w->format) {
@@ -461,7 +465,6 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     p.c = (pctx){.qs = w->qs, .dw = w->dw, .mw = w->mw, .meta = a->meta, .aq = a->q, .sums = a->sums, .y = y, .k = d->k,
                  .nb = d->k / 32, .n = d->n, .accumulate = d->accumulate, .negoff = (float)(-info.off), .stream = d->m <= MTX};
     p.signed_weights = signed_weight_format(w->format);
-    p.c.aqu = aqu;
     p.d = d;
     p.w = w;
     p.a = a;
@@ -505,6 +508,7 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
     pctx c = p->c;
     if (p->expanded) {
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
+        if (p->signed_weights) c.aqu = activations_plus_128(p->a, m0, m0 + (m1 - m0 < MTX ? m1 - m0 : MTX));   // sizes the buffer
         if (!bytes || (p->signed_weights && !c.aqu)) {   // out of memory for the copies: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};
             const ck_act a = ck_act_rows(p->a, m0, m1);
@@ -517,6 +521,8 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
     }
     for (int64_t m = m0; m < m1; m += MTX) {
         const int mt = m1 - m < MTX ? (int)(m1 - m) : MTX;
+        if (p->signed_weights && m > m0) c.aqu = activations_plus_128(p->a, m, m + mt);   // allocated above: cannot fail
+        c.aqu_m0 = m;
         int64_t h = c0;
         if (p->ht == 2)
             for (; h + 2 <= c1; h += 2) p->t[mt - 1][1](&c, m, h, h + 2 == p->h1 ? p->lastvalid : 8);
@@ -525,7 +531,7 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
 }
 
 void ck_matmul_avx2_prefill(const ck_matmul_desc *d, const ck_weights *w, const ck_act *a, float *y, int64_t n0, int64_t n1) {
-    const pcall p = prepare(d, w, a, y, signed_weight_format(w->format) ? activations_plus_128(a, d->m) : NULL);
+    const pcall p = prepare(d, w, a, y);
     if (n1 > d->n) n1 = d->n;
     const int64_t h0 = n0 / 8, h1 = (n1 + 7) / 8;
     for (int64_t c0 = h0; c0 < h1; c0 += p.ch) run_block(&p, c0, c0 + p.ch < h1 ? c0 + p.ch : h1, 0, d->m);
@@ -568,10 +574,6 @@ void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, 
         ck_matmul_split_by_bytes(d, w, a, y, count, nthreads, ck_matmul_avx2_prefill);
         return;
     }
-    // One u8 copy of the activations for every signed-weight matrix of the call.
-    const uint8_t *aqu = NULL;
-    for (int i = 0; i < count; i++)
-        if (signed_weight_format(w[i].format)) { aqu = activations_plus_128(a, d[0].m); break; }
     for (int i0 = 0; i0 < count; i0 += MAX_MULTI) {
         multi_job j;
         j.count = count - i0 < MAX_MULTI ? count - i0 : MAX_MULTI;
@@ -579,7 +581,7 @@ void ck_matmul_avx2_prefill_multi(const ck_matmul_desc *d, const ck_weights *w, 
         j.first[0] = 0;
         int64_t macs = 0;
         for (int i = 0; i < j.count; i++) {
-            j.p[i] = prepare(&d[i0 + i], &w[i0 + i], a, y[i0 + i], aqu);
+            j.p[i] = prepare(&d[i0 + i], &w[i0 + i], a, y[i0 + i]);
             j.first[i + 1] = j.first[i] + (j.p[i].h1 + j.p[i].ch - 1) / j.p[i].ch * j.row_blocks;
             macs += d[i0 + i].m * d[i0 + i].n * d[i0 + i].k;
         }

@@ -415,8 +415,8 @@ func oddK(_ f: WeightFormat) -> Int { f.blockSize == 256 ? 768 : 96 }
     @Test func sharedQuantizedInput() throws {
         let ws = [try randomWeights(.q4_1, n: 40, k: 576, seed: 1), try randomWeights(.q8_0, n: 24, k: 576, seed: 2),
                   try randomWeights(.f32, n: 8, k: 576, seed: 4), try randomWeights(.q5_0, n: 16, k: 576, seed: 5)]
-        // Q8_K: three matrices of one call, two of them signed-weight ones on the AVX2 prefill
-        // (one u8 copy of the activations for both), at a decode step's 4 rows and a prefill's 23.
+        // Q8_K: three matrices of one call, two of them signed-weight ones on the AVX2 prefill,
+        // at a decode step's 4 rows and a prefill's 23.
         let kws = [try randomWeights(.q4_K, n: 48, k: 768, seed: 6), try randomWeights(.q6_K, n: 40, k: 768, seed: 7),
                    try randomWeights(.q3_K, n: 24, k: 768, seed: 8)]
         for (ws, m, k) in [(ws, 4, 576), (kws, 4, 768), (kws, 23, 768)] {
