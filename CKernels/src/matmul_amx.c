@@ -14,9 +14,10 @@
 // canonical epilogue (ck_matmul.h) applied with AVX-512 to 16 accumulator registers (one per
 // activation row, 16 weight rows each) in block order (the K-quants multiply each block's dots by
 // their codes into 16 integer sums and take their fp32 steps once a super-block), so the result
-// equals the reference's bit for bit. Measured on a Xeon with AMX-INT8: a block's tile work (zero, two loads, product,
-// store) takes ~15 ns and its epilogue (cvt, mul, two fma per row) ~12 ns, and the two do not
-// overlap, so this reaches ~1.1-1.5x the VNNI tile, not the tile unit's peak.
+// equals the reference's bit for bit. Measured on a Xeon with AMX-INT8 (the per-block fp32
+// epilogue): a block's tile work (zero, two loads, product, store) takes ~15 ns and its epilogue
+// (cvt, mul, two fma per row) ~12 ns, and the two do not overlap, so this reaches ~1.1-1.5x the
+// VNNI tile, not the tile unit's peak.
 #pragma STDC FP_CONTRACT OFF
 #if defined(__x86_64__)   // x86-64 only: AVX2 / AVX-512 / AMX intrinsics
 

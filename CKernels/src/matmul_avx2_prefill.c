@@ -8,8 +8,8 @@
 // feeds 4 rows, and each 4-byte activation broadcast feeds both halves, so one `vpmaddubsw`
 // costs about one `vpaddw`, half a broadcast and a quarter of an unpack. i16 partials (8 of
 // them) stay in registers for the block; the fp32 accumulators (and the K-quants' int32
-// super-block sums) are left to the compiler (they are touched once per block). Q8_0 / MXINT8 need two nibble partials per output, so they use
-// HT = 1.
+// super-block sums) are left to the compiler (they are touched once per block). Q8_0 / MXINT8
+// need two nibble partials per output, so they use HT = 1.
 //
 // Loop nest per call (output rows [n0, n1), all M rows): chunks of halves whose repacked
 // weights fit comfortably in L2 (~128 KiB), then 4-row activation tiles (4 x K int8, L1), then
@@ -48,8 +48,8 @@ enum { MTX = 4, HTX = 2 };
 typedef struct {
     const uint8_t *qs;    ///< values of groups gbase.. (the repacked array, or an expanded chunk)
     int64_t gbase;
-    /// Q6_K, Q3_K (expanded as signed w = u - off): the activations plus 128 as u8 (rows aqu_m0..
-    /// of the work unit, [row][k], so vpmaddubsw takes them as its unsigned operand), and per
+    /// Q6_K, Q3_K (expanded as signed w = u - off): the activations plus 128 as u8 (the 4-row
+    /// tile's from row aqu_m0, [row][k], so vpmaddubsw takes them as its unsigned operand), and per
     /// group of the chunk and super-block the 16 rows' sum of code * sum(w) (int32), which the
     /// super-block's sum subtracts 128 times.
     const uint8_t *aqu;
