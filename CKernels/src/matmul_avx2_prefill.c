@@ -48,12 +48,11 @@ enum { MTX = 4, HTX = 2 };
 typedef struct {
     const uint8_t *qs;    ///< values of groups gbase.. (the repacked array, or an expanded chunk)
     int64_t gbase;
-    /// Q6_K, Q3_K (expanded as signed w = u - off): the activations plus 128 as u8 (the 4-row
-    /// tile's from row aqu_m0, [row][k], so vpmaddubsw takes them as its unsigned operand), and per
-    /// group of the chunk and super-block the 16 rows' sum of code * sum(w) (int32), which the
-    /// super-block's sum subtracts 128 times.
+    /// Q6_K, Q3_K (expanded as signed w = u - off): the running 4-row tile's activations plus 128
+    /// as u8 ([row][k], so vpmaddubsw takes them as its unsigned operand), and per group of the
+    /// chunk and super-block the 16 rows' sum of code * sum(w) (int32), which the super-block's
+    /// sum subtracts 128 times.
     const uint8_t *aqu;
-    int64_t aqu_m0;
     const int32_t *wterm;
     const void *dw, *mw;
     const float *meta;
@@ -78,7 +77,7 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
     // Q6_K and Q3_K swap vpmaddubsw's operands: activations + 128 (u8) by signed weights, so
     // their super-block's activation term is a weight constant (see pctx).
     const int SW = KIND == P_Q6 || KIND == P_Q3;
-    const int8_t *const aq = SW ? (const int8_t *)c->aqu + (m0 - c->aqu_m0) * k : c->aq + m0 * k;
+    const int8_t *const aq = SW ? (const int8_t *)c->aqu : c->aq + m0 * k;
     const float *const meta = c->meta + m0 * nb * CK_ACT_META;
     const void *const dws = c->dw, *const mws = c->mw;
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
@@ -420,25 +419,27 @@ typedef struct {
     int signed_weights;      ///< Q6_K, Q3_K: expanded as w = u - off against activations + 128 (pctx)
 } pcall;
 
-/// Rows [m0, m1) of a->q plus 128 as u8 in the calling thread's buffer, for the signed-weight
-/// tiles; NULL when it cannot be allocated. One 4-row tile at a time (4 x k bytes, in L1 while
-/// the tile runs over its chunk): a copy of the whole batch was 4 MiB more peak memory at 512 x
-/// 8192, and a work unit's 32 rows at a time pushed the chunk out of L2 (Q6_K's tile ran 5 %
-/// slower).
-T256 static const uint8_t *activations_plus_128(const ck_act *a, int64_t m0, int64_t m1) {
+/// The calling thread's buffer for one 4-row tile's u8 activations (MTX x k bytes), NULL when
+/// it cannot be allocated. A tile at a time stays in L1 while the tile runs over its chunk: a
+/// copy of the whole batch was 4 MiB more peak memory at 512 x 8192, and a work unit's 32 rows
+/// at a time pushed the chunk out of L2 (Q6_K's tile ran 5 % slower).
+static uint8_t *tile_u8_buffer(int64_t k) {
     static _Thread_local uint8_t *buf;
     static _Thread_local size_t cap;
-    const size_t bytes = (size_t)((m1 - m0) * a->k);
+    const size_t bytes = (size_t)(MTX * k);
     if (bytes > cap) {
         free(buf);
-        buf = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+        buf = aligned_alloc(64, bytes);   // k is a multiple of 256
         cap = buf ? bytes : 0;
-        if (!buf) return NULL;
     }
-    const __m256i top = _mm256_set1_epi8((char)0x80);
-    for (size_t i = 0; i < bytes; i += 32)   // k is a multiple of 256
-        _mm256_storeu_si256((__m256i *)(buf + i), _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a->q + m0 * a->k + i)), top));
     return buf;
+}
+
+/// Rows [m0, m0 + rows) of a->q plus 128 as u8 into out, for the signed-weight tiles.
+T256 static void activations_plus_128(const ck_act *a, int64_t m0, int rows, uint8_t *out) {
+    const __m256i top = _mm256_set1_epi8((char)0x80);
+    for (size_t i = 0; i < (size_t)(rows * a->k); i += 32)
+        _mm256_storeu_si256((__m256i *)(out + i), _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a->q + m0 * a->k + i)), top));
 }
 
 /// Q6_K and Q3_K run the signed-weight tiles (pctx.aqu).
@@ -506,10 +507,10 @@ static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
 /// Halves [c0, c1) (one L2 chunk at most) x activation rows [m0, m1): 4-row tiles, then the halves.
 static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_t m1) {
     pctx c = p->c;
+    uint8_t *u8 = p->signed_weights ? tile_u8_buffer(c.k) : NULL;
     if (p->expanded) {
         const uint8_t *bytes = expanded_chunk(p, c0, c1);
-        if (p->signed_weights) c.aqu = activations_plus_128(p->a, m0, m0 + (m1 - m0 < MTX ? m1 - m0 : MTX));   // sizes the buffer
-        if (!bytes || (p->signed_weights && !c.aqu)) {   // out of memory for the copies: the reference kernel, slow but right
+        if (!bytes || (p->signed_weights && !u8)) {   // out of memory for the copies: the reference kernel, slow but right
             const ck_matmul_desc d = {m1 - m0, p->d->n, p->d->k, p->d->accumulate};
             const ck_act a = ck_act_rows(p->a, m0, m1);
             ck_matmul_ref(&d, p->w, &a, c.y + m0 * c.n, c0 * 8, c1 * 8);
@@ -521,8 +522,10 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
     }
     for (int64_t m = m0; m < m1; m += MTX) {
         const int mt = m1 - m < MTX ? (int)(m1 - m) : MTX;
-        if (p->signed_weights && m > m0) c.aqu = activations_plus_128(p->a, m, m + mt);   // allocated above: cannot fail
-        c.aqu_m0 = m;
+        if (u8) {
+            activations_plus_128(p->a, m, mt, u8);
+            c.aqu = u8;
+        }
         int64_t h = c0;
         if (p->ht == 2)
             for (; h + 2 <= c1; h += 2) p->t[mt - 1][1](&c, m, h, h + 2 == p->h1 ? p->lastvalid : 8);
