@@ -35,9 +35,16 @@ T256 INLINE __m256 ck_e8m0_dwords8(__m256i e, int off) {
     return _mm256_castsi256_ps(bits);
 }
 
-/// 2^(e - off) for 8 ue8m0 codes e8[0..7].
+/// 2^(e - off) for 8 ue8m0 codes e8[0..7]. The codes reach their dwords by an in-lane vpshufb
+/// of a broadcast load: vpmovzxbd crosses the 128-bit lanes, three times a shuffle's time on
+/// Zen 3's two shuffle pipes, which decode's nibble unpacks and lookups need (MXFP4 decode:
+/// +10 % a core). A branch taking the exponent shift alone when no code is special was slower.
 T256 INLINE __m256 ck_e8m0_scales8(const uint8_t *e8, int off) {
-    return ck_e8m0_dwords8(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)e8)), off);
+    int64_t v;
+    memcpy(&v, e8, 8);
+    const __m256i e = _mm256_shuffle_epi8(_mm256_set1_epi64x(v), _mm256_setr_epi8(0, -1, -1, -1, 1, -1, -1, -1, 2, -1, -1, -1, 3, -1, -1, -1,
+                                                                                  4, -1, -1, -1, 5, -1, -1, -1, 6, -1, -1, -1, 7, -1, -1, -1));
+    return ck_e8m0_dwords8(e, off);
 }
 
 /// The 8 fp32 row scales of rows 8h..8h+7 of group g, 32-block b (nb blocks per row): which = 0
@@ -55,12 +62,6 @@ T256 INLINE __m256 ck_scales8(const void *dw, const void *mw, int64_t nb, int64_
 /// Rows 8h..8h+7's fp16 factor of a K record (which = 0: d, 2: dmin), as fp32.
 T256 INLINE __m256 ck_kfactor8(const uint8_t *rec, int h, int which) {
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(rec + 32 * (which == 2) + 16 * h)));
-}
-
-/// Eight rows' codes c[0..7] (int8 when SIGNED: Q6_K, Q3_K) as int32, row d in dword d.
-T256 INLINE __m256i ck_codes8(const uint8_t *c, const int SIGNED) {
-    const __m128i x = _mm_loadl_epi64((const __m128i *)c);
-    return SIGNED ? _mm256_cvtepi8_epi32(x) : _mm256_cvtepu8_epi32(x);
 }
 
 /// Eight rows' codes c[0..7] as the i16 pair (c[d], c[d]) in dword d: the vpmaddwd multiplier

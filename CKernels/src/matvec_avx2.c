@@ -54,6 +54,11 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
     const __m256i ones = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0F);
     const __m256 vneg = _mm256_set1_ps(negoff);
     const int off = -(int)negoff;
+    // The code4 formats' u table (MXFP4, IQ4_NL, IQ4_XS), looked up once a group: read inside
+    // the block loop, the call (an external function) cost a vzeroupper and spills per block
+    // (MXFP4 decode ran at half of Q4_0's bytes a second).
+    const int CODE4 = V == V_C4 || V == V_C4W;
+    const __m256i code_u = CODE4 ? lanes16(ck_code4_u(w->format)) : low4;
     __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
     __m256i ksum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};   // K-quants: sum of code * dot this super-block
     const int64_t ahead = CK_DECODE_PF_BYTES;   // read once a group
@@ -61,6 +66,16 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         prefetch_range(q + ahead, qb);
         _mm_prefetch((const char *)dwp + b * dwb + ahead / 8, _MM_HINT_T0);
         if (mwb) _mm_prefetch((const char *)mwp + b * mwb + ahead / 8, _MM_HINT_T0);
+        // What each flushed i16 partial is multiplied by as vpmaddwd widens it: ones, or for the
+        // K-quants its rows' codes as pairs (the prefill's form; a block's dots then need no
+        // vpmulld and its codes no lane-crossing widening), m1 for a block's second 16 elements.
+        const uint8_t *rec = SC == CK_SC_K ? ck_kscale_record(w->dw, nb, g, b, NSC) : NULL;
+        __m256i m0[2] = {ones, ones}, m1[2] = {ones, ones};
+        if (SC == CK_SC_K)
+            UNROLL for (int s = 0; s < 2; s++) {
+                m0[s] = ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 0, NSC) + 8 * s, NSC == 2);
+                m1[s] = NSC == 2 ? ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 1, 2) + 8 * s, 1) : m0[s];
+            }
         __m256i dot0[2], dot1[2];
         if (V == V_U4) {
             // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.
@@ -74,7 +89,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                     p[s] = _mm256_add_epi16(p[s], _mm256_maddubs_epi16(hi, ahi));
                 }
             }
-            UNROLL for (int s = 0; s < 2; s++) dot0[s] = _mm256_madd_epi16(p[s], ones);
+            UNROLL for (int s = 0; s < 2; s++) dot0[s] = _mm256_madd_epi16(p[s], m0[s]);
         } else if (V == V_Q3) {
             // u <= 7: |pair| <= 1778, the four quads of each half-block fit one i16 partial; the
             // elements 0..15 (dot0) and 16..31 (dot1) have scales of their own.
@@ -89,8 +104,8 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                 }
             }
             UNROLL for (int s = 0; s < 2; s++) {
-                dot0[s] = _mm256_madd_epi16(pl[s], ones);
-                dot1[s] = _mm256_madd_epi16(ph[s], ones);
+                dot0[s] = _mm256_madd_epi16(pl[s], m0[s]);
+                dot1[s] = _mm256_madd_epi16(ph[s], m1[s]);
             }
         } else if (V == V_U5C || V == V_C4) {
             // nibble | fifth bit << 4 (<= 31): |pair| <= 7874; MXFP4's looked-up codes (<= 24):
@@ -99,7 +114,6 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
             dot0[0] = dot0[1] = _mm256_setzero_si256();
             __m256i x[2] = {low4, low4};
             if (V == V_U5C) x[0] = _mm256_loadu_si256((const __m256i *)(q + 256)), x[1] = _mm256_loadu_si256((const __m256i *)(q + 288));
-            const __m256i code_u = lanes16(ck_code4_u(w->format));
             UNROLL for (int j = 0; j < 4; j++) {
                 const __m256i alo = ck_bcast4(aq + 4 * j), ahi = ck_bcast4(aq + 16 + 4 * j);
                 UNROLL for (int s = 0; s < 2; s++) {
@@ -117,7 +131,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                 }
                 if (j % 2 == 1) {
                     UNROLL for (int s = 0; s < 2; s++) {
-                        dot0[s] = _mm256_add_epi32(dot0[s], _mm256_madd_epi16(p[s], ones));
+                        dot0[s] = _mm256_add_epi32(dot0[s], _mm256_madd_epi16(p[s], m0[s]));
                         p[s] = _mm256_setzero_si256();
                     }
                 }
@@ -140,8 +154,8 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
                 }
                 if (j % 2 == 1) {
                     UNROLL for (int s = 0; s < 2; s++) {
-                        dot0[s] = _mm256_add_epi32(dot0[s], _mm256_madd_epi16(pl[s], ones));
-                        dot1[s] = _mm256_add_epi32(dot1[s], _mm256_madd_epi16(ph[s], ones));
+                        dot0[s] = _mm256_add_epi32(dot0[s], _mm256_madd_epi16(pl[s], m0[s]));
+                        dot1[s] = _mm256_add_epi32(dot1[s], _mm256_madd_epi16(ph[s], m1[s]));
                         pl[s] = ph[s] = _mm256_setzero_si256();
                     }
                 }
@@ -149,8 +163,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         } else if (V == V_C4W) {
             // IQ4_NL: each code's u = 16*hi + lo, both parts looked up (<= 15), two 4-bit dots as
             // V_S8's: quad j's low codes are elements 4j.., its high codes 16 + 4j...
-            const __m256i table = lanes16(ck_code4_u(w->format));
-            const __m256i th = _mm256_and_si256(_mm256_srli_epi16(table, 4), low4), tl = _mm256_and_si256(table, low4);
+            const __m256i th = _mm256_and_si256(_mm256_srli_epi16(code_u, 4), low4), tl = _mm256_and_si256(code_u, low4);
             __m256i plo[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             __m256i phi[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
             UNROLL for (int j = 0; j < 4; j++) {
@@ -184,14 +197,9 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         }
         const __m256 da = _mm256_set1_ps(meta[0]);
         if (SC == CK_SC_K) {   // integer per super-block, then its fp32 steps (ck_matmul.h)
-            const uint8_t *rec = ck_kscale_record(w->dw, nb, g, b, NSC);
-            const int j = (int)(b % 8);
-            UNROLL for (int s = 0; s < 2; s++) {
-                __m256i t = _mm256_mullo_epi32(dot0[s], ck_codes8(rec + ck_kscale_codes(j, 0, NSC) + 8 * s, NSC == 2));
-                if (NSC == 2) t = _mm256_add_epi32(t, _mm256_mullo_epi32(dot1[s], ck_codes8(rec + ck_kscale_codes(j, 1, 2) + 8 * s, 1)));
-                ksum[s] = _mm256_add_epi32(ksum[s], t);
-            }
-            if (j == 7) {
+            UNROLL for (int s = 0; s < 2; s++)   // the dots already carry their codes (m0, m1)
+                ksum[s] = _mm256_add_epi32(ksum[s], NSC == 2 ? _mm256_add_epi32(dot0[s], dot1[s]) : dot0[s]);
+            if (b % 8 == 7) {
                 const int16_t *sums = NSC == 2 ? a->half_sums + 2 * (b - 7) : a->sums + (b - 7);
                 UNROLL for (int s = 0; s < 2; s++) {
                     __m256i pairs[8];
