@@ -78,6 +78,13 @@ T256 INLINE __m256i ck_code_pairs8(const uint8_t *c, const int SIGNED) {
                                                    4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7, -1));
 }
 
+/// The code pairs (ck_code_pairs8) of rows 8h..8h+7 of a K record for 32-block b: first[0] for its
+/// elements 0..15, second[0] for 16..31 (the same block code when NSC = 1: Q4_K, Q5_K).
+T256 INLINE void ck_block_code_pairs8(const uint8_t *rec, int64_t b, int h, const int NSC, __m256i *first, __m256i *second) {
+    *first = ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 0, NSC) + 8 * h, NSC == 2);
+    *second = NSC == 2 ? ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 1, 2) + 8 * h, 1) : *first;
+}
+
 /// The pairs of codes that multiply the activation sums of a super-block, rows 8h..8h+7 of the
 /// record: NSC = 1 (Q4_K, Q5_K) pair p the min codes of 32-blocks 2p and 2p + 1 (p < 4);
 /// NSC = 2 (Q6_K, Q3_K) pair j 32-block j's two half-block codes. Dword d holds row d's pair as

@@ -106,11 +106,7 @@ T256 INLINE void ptile(const pctx *c, int64_t m0, int64_t h0, int nvalid, const 
         // code for Q4_K and Q5_K).
         __m256i sc0[HTX], sc1[HTX];
         const uint8_t *rec = KQ ? ck_kscale_record(dws, nb, g, b, NSC) : NULL;
-        if (KQ)
-            UNROLL for (int h = 0; h < HT; h++) {
-                sc0[h] = ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 0, NSC) + 8 * (side + h), NSC == 2);
-                sc1[h] = NSC == 2 ? ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 1, 2) + 8 * (side + h), 1) : sc0[h];
-            }
+        if (KQ) UNROLL for (int h = 0; h < HT; h++) ck_block_code_pairs8(rec, b, (int)side + h, NSC, &sc0[h], &sc1[h]);
         __m256i dot[MTX][HTX];
         if (KIND == P_U4) {
             __m256i p[MTX][HTX];
@@ -480,6 +476,10 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
     return p;
 }
 
+/// Bytes of the byte-layout copy of halves [c0, c1) (whole groups: c0 / 2 to (c1 + 1) / 2); Q6_K's
+/// and Q3_K's weight terms follow them.
+static size_t expanded_values_bytes(int64_t c0, int64_t c1, int64_t nb) { return (size_t)((c1 + 1) / 2 - c0 / 2) * (size_t)nb * 512; }
+
 /// The calling thread's byte-layout copy of an expanded format's chunk of halves [c0, c1) (c0 even; Q6_K and
 /// Q3_K signed, followed by their weight terms: signed_weights), made
 /// unless this thread expanded that chunk last, in this call (threads take consecutive units,
@@ -488,7 +488,7 @@ static pcall prepare(const ck_matmul_desc *d, const ck_weights *w, const ck_act 
 static const uint8_t *expanded_chunk(const pcall *p, int64_t c0, int64_t c1) {
     static _Thread_local int64_t last_call = -1, last_c0 = -1, last_c1 = -1;
     const int64_t g0 = c0 / 2, g1 = (c1 + 1) / 2, nb = p->c.nb;
-    const size_t bytes = (size_t)(g1 - g0) * (size_t)nb * 512, terms = p->signed_weights ? (size_t)(g1 - g0) * (size_t)nb / 8 * CK_R * 4 : 0;
+    const size_t bytes = expanded_values_bytes(c0, c1, nb), terms = p->signed_weights ? (size_t)(g1 - g0) * (size_t)nb / 8 * CK_R * 4 : 0;
     uint8_t *buf = expansion_buffer(bytes + terms);
     if (!buf) return NULL;
     if (last_call != p->call || last_c0 != c0 || last_c1 != c1) {
@@ -518,7 +518,7 @@ static void run_block(const pcall *p, int64_t c0, int64_t c1, int64_t m0, int64_
         }
         c.qs = bytes;
         c.gbase = c0 / 2;
-        c.wterm = (const int32_t *)(bytes + ((c1 + 1) / 2 - c0 / 2) * c.nb * 512);
+        c.wterm = (const int32_t *)(bytes + expanded_values_bytes(c0, c1, c.nb));
     }
     for (int64_t m = m0; m < m1; m += MTX) {
         const int mt = m1 - m < MTX ? (int)(m1 - m) : MTX;

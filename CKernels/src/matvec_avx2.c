@@ -72,10 +72,7 @@ T256 INLINE void group(const ck_weights *w, const ck_act *a, float *y, int64_t g
         const uint8_t *rec = SC == CK_SC_K ? ck_kscale_record(w->dw, nb, g, b, NSC) : NULL;
         __m256i m0[2] = {ones, ones}, m1[2] = {ones, ones};
         if (SC == CK_SC_K)
-            UNROLL for (int s = 0; s < 2; s++) {
-                m0[s] = ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 0, NSC) + 8 * s, NSC == 2);
-                m1[s] = NSC == 2 ? ck_code_pairs8(rec + ck_kscale_codes((int)(b % 8), 1, 2) + 8 * s, 1) : m0[s];
-            }
+            UNROLL for (int s = 0; s < 2; s++) ck_block_code_pairs8(rec, b, s, NSC, &m0[s], &m1[s]);
         __m256i dot0[2], dot1[2];
         if (V == V_U4) {
             // u <= 15: |pair| <= 3810, all 8 quads of a half fit one i16 partial.

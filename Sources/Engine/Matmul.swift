@@ -76,7 +76,10 @@ public final class MatmulScratch: @unchecked Sendable {
     /// The int8 values of row `row` (for tests).
     public func quantizedRow(_ row: Int) -> [Int8] { Array(UnsafeBufferPointer(start: q + row * k, count: k)) }
     /// {scale, scale·sum} of every 32-block of row `row` (for tests).
-    public func blockMeta(_ row: Int) -> [Float] { Array(UnsafeBufferPointer(start: meta + row * k / 16, count: k / 16)) }
+    public func blockMeta(_ row: Int) -> [Float] {
+        let perRow = k / 32 * Int(CK_ACT_META)
+        return Array(UnsafeBufferPointer(start: meta + row * perRow, count: perRow))
+    }
     /// Integer sum of every 32-block of row `row` (for tests).
     public func blockSums(_ row: Int) -> [Int16] { Array(UnsafeBufferPointer(start: sums + row * k / 32, count: k / 32)) }
     /// Integer sum of every 16 elements of row `row` (for tests).
